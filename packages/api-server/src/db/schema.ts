@@ -1,0 +1,350 @@
+/**
+ * The one schema definition of the appliance database (00 §4). Migrations in ../../drizzle are
+ * generated from it by `pnpm --filter @appliance/api-server db:generate` and never edited after
+ * they ship (the generator's output only gets STRICT appended, see tools/add-strict.mjs).
+ */
+import { sql } from 'drizzle-orm';
+import { blob, check, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+
+const sealed = (name: string) => blob(name, { mode: 'buffer' });
+const timestamps = {
+  createdAt: text('created_at').notNull(),
+  updatedAt: text('updated_at').notNull(),
+};
+
+// ── accounts (08 §2–§5) ────────────────────────────────────────────────────────────────────────
+export const users = sqliteTable(
+  'users',
+  {
+    id: text('id').primaryKey(),
+    username: text('username').notNull(),
+    role: text('role', { enum: ['admin', 'viewer', 'share-only'] }).notNull(),
+    passwordHash: text('password_hash'),
+    ...timestamps,
+  },
+  (t) => [
+    uniqueIndex('users_username_lower').on(sql`lower(${t.username})`),
+    uniqueIndex('users_one_admin').on(t.role).where(sql`role = 'admin'`),
+    check('users_role_check', sql`${t.role} in ('admin', 'viewer', 'share-only')`),
+  ],
+);
+
+export const apiTokens = sqliteTable(
+  'api_tokens',
+  {
+    id: text('id').primaryKey(),
+    tokenHash: text('token_hash').notNull().unique(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    role: text('role', { enum: ['admin', 'viewer'] }).notNull(),
+    createdAt: text('created_at').notNull(),
+    expiresAt: text('expires_at'),
+    lastUsedAt: text('last_used_at'),
+  },
+  (t) => [
+    index('api_tokens_user').on(t.userId),
+    check('api_tokens_role_check', sql`${t.role} in ('admin', 'viewer')`),
+  ],
+);
+
+export const userGroups = sqliteTable(
+  'user_groups',
+  {
+    id: text('id').primaryKey(),
+    name: text('name').notNull(),
+    createdAt: text('created_at').notNull(),
+  },
+  (t) => [uniqueIndex('user_groups_name_lower').on(sql`lower(${t.name})`)],
+);
+
+export const userGroupMembers = sqliteTable(
+  'user_group_members',
+  {
+    groupId: text('group_id')
+      .notNull()
+      .references(() => userGroups.id, { onDelete: 'cascade' }),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+  },
+  (t) => [primaryKey({ columns: [t.groupId, t.userId] }), index('user_group_members_user').on(t.userId)],
+);
+
+// ── installation (00 §4, 08 §8, §11) ───────────────────────────────────────────────────────────
+export const machineKeyCheck = sqliteTable(
+  'machine_key_check',
+  {
+    id: integer('id').primaryKey(),
+    hmac: text('hmac').notNull(),
+    createdAt: text('created_at').notNull(),
+  },
+  (t) => [check('machine_key_check_singleton', sql`${t.id} = 1`)],
+);
+
+export const settings = sqliteTable(
+  'settings',
+  {
+    id: integer('id').primaryKey(),
+    hostname: text('hostname').notNull(),
+    timezone: text('timezone').notNull(),
+    backupPassphrase: sealed('backup_passphrase'),
+    updatedAt: text('updated_at').notNull(),
+  },
+  (t) => [check('settings_singleton', sql`${t.id} = 1`)],
+);
+
+export const auditLog = sqliteTable(
+  'audit_log',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    at: text('at').notNull(),
+    actor: text('actor').notNull(),
+    tokenId: text('token_id'),
+    operation: text('operation').notNull(),
+    target: text('target').notNull(),
+    outcome: text('outcome', { enum: ['ok', 'partial', 'failed'] }).notNull(),
+    details: text('details').notNull().default('{}'),
+  },
+  (t) => [
+    index('audit_log_at').on(t.at),
+    check('audit_log_outcome_check', sql`${t.outcome} in ('ok', 'partial', 'failed')`),
+  ],
+);
+
+// ── shares (08 §6, 06) ─────────────────────────────────────────────────────────────────────────
+export const shares = sqliteTable(
+  'shares',
+  {
+    name: text('name').primaryKey(),
+    cacheMode: text('cache_mode', { enum: ['cache-then-move', 'cache-only', 'array-only'] }).notNull(),
+    createPolicy: text('create_policy', { enum: ['mfs', 'lfs', 'ff', 'epmfs', 'mspmfs'] }).notNull(),
+    smbEnabled: integer('smb_enabled').notNull().default(1),
+    smbBrowseable: integer('smb_browseable').notNull().default(1),
+    ...timestamps,
+  },
+  (t) => [
+    uniqueIndex('shares_name_lower').on(sql`lower(${t.name})`),
+    check('shares_cache_mode_check', sql`${t.cacheMode} in ('cache-then-move', 'cache-only', 'array-only')`),
+    check('shares_create_policy_check', sql`${t.createPolicy} in ('mfs', 'lfs', 'ff', 'epmfs', 'mspmfs')`),
+  ],
+);
+
+const accessCheck = (name: string, col: unknown) =>
+  check(name, sql`${col} in ('none', 'read-only', 'read-write')`);
+
+export const shareUserPermissions = sqliteTable(
+  'share_user_permissions',
+  {
+    shareName: text('share_name')
+      .notNull()
+      .references(() => shares.name, { onDelete: 'cascade', onUpdate: 'cascade' }),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    access: text('access', { enum: ['none', 'read-only', 'read-write'] }).notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.shareName, t.userId] }),
+    index('share_user_permissions_user').on(t.userId),
+    accessCheck('share_user_permissions_access_check', t.access),
+  ],
+);
+
+export const shareGroupPermissions = sqliteTable(
+  'share_group_permissions',
+  {
+    shareName: text('share_name')
+      .notNull()
+      .references(() => shares.name, { onDelete: 'cascade', onUpdate: 'cascade' }),
+    groupId: text('group_id')
+      .notNull()
+      .references(() => userGroups.id, { onDelete: 'cascade' }),
+    access: text('access', { enum: ['none', 'read-only', 'read-write'] }).notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.shareName, t.groupId] }),
+    index('share_group_permissions_group').on(t.groupId),
+    accessCheck('share_group_permissions_access_check', t.access),
+  ],
+);
+
+// ── notifications (04, 08 §7) ──────────────────────────────────────────────────────────────────
+export const notifyChannels = sqliteTable(
+  'notify_channels',
+  {
+    id: text('id').primaryKey(),
+    name: text('name').notNull(),
+    type: text('type', { enum: ['webhook', 'ntfy', 'gotify', 'discord', 'email'] }).notNull(),
+    enabled: integer('enabled').notNull(),
+    /** The type fields (08 §7.1) as a JSON object with only the fields that are set. */
+    config: text('config').notNull().default('{}'),
+    secret: sealed('secret'),
+    ...timestamps,
+  },
+  (t) => [
+    uniqueIndex('notify_channels_name_lower').on(sql`lower(${t.name})`),
+    check('notify_channels_type_check', sql`${t.type} in ('webhook', 'ntfy', 'gotify', 'discord', 'email')`),
+  ],
+);
+
+const severityCheck = (name: string, col: unknown) =>
+  check(name, sql`${col} in ('info', 'warning', 'error', 'critical')`);
+
+export const notifyEventSeverity = sqliteTable(
+  'notify_event_severity',
+  {
+    eventType: text('event_type').primaryKey(),
+    severity: text('severity', { enum: ['info', 'warning', 'error', 'critical'] }).notNull(),
+  },
+  (t) => [severityCheck('notify_event_severity_check', t.severity)],
+);
+
+export const notifyRoutes = sqliteTable(
+  'notify_routes',
+  {
+    eventType: text('event_type').notNull(),
+    channelId: text('channel_id')
+      .notNull()
+      .references(() => notifyChannels.id, { onDelete: 'cascade' }),
+  },
+  (t) => [primaryKey({ columns: [t.eventType, t.channelId] }), index('notify_routes_channel').on(t.channelId)],
+);
+
+export const notifyAlerts = sqliteTable(
+  'notify_alerts',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    eventType: text('event_type').notNull(),
+    severity: text('severity', { enum: ['info', 'warning', 'error', 'critical'] }).notNull(),
+    title: text('title').notNull(),
+    message: text('message').notNull(),
+    occurredAt: text('occurred_at').notNull(),
+  },
+  (t) => [severityCheck('notify_alerts_severity_check', t.severity)],
+);
+
+export const notifyDeliveries = sqliteTable(
+  'notify_deliveries',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    alertId: integer('alert_id')
+      .notNull()
+      .references(() => notifyAlerts.id, { onDelete: 'cascade' }),
+    channelId: text('channel_id')
+      .notNull()
+      .references(() => notifyChannels.id, { onDelete: 'cascade' }),
+    status: text('status', { enum: ['pending', 'delivered', 'failed'] }).notNull(),
+    attempts: integer('attempts').notNull().default(0),
+    nextAttemptAt: text('next_attempt_at'),
+    lastError: text('last_error'),
+    ...timestamps,
+  },
+  (t) => [
+    index('notify_deliveries_due').on(t.status, t.nextAttemptAt),
+    check('notify_deliveries_status_check', sql`${t.status} in ('pending', 'delivered', 'failed')`),
+  ],
+);
+
+// ── disks (03 §3, 07 §2, 08 §9–§10) ───────────────────────────────────────────────────────────
+export const arrayDisks = sqliteTable(
+  'array_disks',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    role: text('role', { enum: ['data', 'parity', 'cache'] }).notNull(),
+    roleIndex: integer('role_index').notNull(),
+    device: text('device').notNull(),
+    filesystem: text('filesystem', { enum: ['xfs', 'ext4', 'btrfs'] }).notNull(),
+    fsUuid: text('fs_uuid').notNull().unique(),
+    wwn: text('wwn'),
+    serial: text('serial'),
+    byIdName: text('by_id_name'),
+    weakIdentity: integer('weak_identity').notNull(),
+    sizeBytes: integer('size_bytes'),
+    mountpoint: text('mountpoint').notNull().unique(),
+    removalState: text('removal_state', { enum: ['evacuating', 'evacuated', 'unpooled', 'unlisted'] }),
+  },
+  (t) => [
+    uniqueIndex('array_disks_role_index').on(t.role, t.roleIndex),
+    uniqueIndex('array_disks_one_cache').on(t.role).where(sql`role = 'cache'`),
+    check('array_disks_role_check', sql`${t.role} in ('data', 'parity', 'cache')`),
+    check('array_disks_role_index_check', sql`${t.roleIndex} >= 1`),
+    check('array_disks_fs_check', sql`${t.filesystem} in ('xfs', 'ext4', 'btrfs')`),
+    check(
+      'array_disks_removal_check',
+      sql`${t.removalState} is null or ${t.removalState} in ('evacuating', 'evacuated', 'unpooled', 'unlisted')`,
+    ),
+  ],
+);
+
+export const arraySettings = sqliteTable(
+  'array_settings',
+  {
+    id: integer('id').primaryKey(),
+    createPolicy: text('create_policy').notNull(),
+    migrationPending: integer('migration_pending').notNull().default(0),
+    migrationPendingSince: text('migration_pending_since'),
+    createdAt: text('created_at').notNull(),
+  },
+  (t) => [check('array_settings_singleton', sql`${t.id} = 1`)],
+);
+
+export const externalDisks = sqliteTable(
+  'external_disks',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    label: text('label').notNull(),
+    device: text('device').notNull(),
+    filesystem: text('filesystem'),
+    fsUuid: text('fs_uuid').unique(),
+    wwn: text('wwn'),
+    serial: text('serial'),
+    byIdName: text('by_id_name'),
+    weakIdentity: integer('weak_identity').notNull(),
+    sizeBytes: integer('size_bytes').notNull(),
+    backupDestination: integer('backup_destination').notNull().default(0),
+    createdAt: text('created_at').notNull(),
+    formattedAt: text('formatted_at'),
+  },
+  (t) => [uniqueIndex('external_disks_label_nocase').on(sql`${t.label} collate nocase`)],
+);
+
+// ── apps (02) ──────────────────────────────────────────────────────────────────────────────────
+export const catalogSources = sqliteTable(
+  'catalog_sources',
+  {
+    id: text('id').primaryKey(),
+    kind: text('kind', { enum: ['builtin', 'directory', 'https'] }).notNull(),
+    position: integer('position').notNull().unique(),
+    url: text('url'),
+    publicKey: text('public_key'),
+    serial: integer('serial'),
+    lastRefreshedAt: text('last_refreshed_at'),
+    lastError: text('last_error'),
+    addedAt: text('added_at').notNull(),
+  },
+  (t) => [check('catalog_sources_kind_check', sql`${t.kind} in ('builtin', 'directory', 'https')`)],
+);
+
+export const stacks = sqliteTable(
+  'stacks',
+  {
+    name: text('name').primaryKey(),
+    templateSource: text('template_source'),
+    templateId: text('template_id'),
+    templateRevision: integer('template_revision'),
+    compose: text('compose').notNull(),
+    env: sealed('env').notNull(),
+    installedAt: text('installed_at').notNull(),
+    manuallyEdited: integer('manually_edited').notNull().default(0),
+    pending: integer('pending').notNull().default(1),
+  },
+  (t) => [
+    index('stacks_template').on(t.templateId),
+    check(
+      'stacks_template_all_or_none',
+      sql`(${t.templateSource} is null and ${t.templateId} is null and ${t.templateRevision} is null) or (${t.templateSource} is not null and ${t.templateId} is not null and ${t.templateRevision} is not null)`,
+    ),
+  ],
+);

@@ -1,0 +1,48 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+
+export interface AtomicWriteOptions {
+  mode?: number;
+  /** Refuse to replace an existing file (the rename becomes a link + unlink). */
+  exclusive?: boolean;
+}
+
+/** Write a file atomically: temp file in the same directory, fsync, rename, fsync the directory. */
+export async function writeFileAtomic(
+  file: string,
+  data: string | Uint8Array,
+  options: AtomicWriteOptions = {},
+): Promise<void> {
+  const dir = path.dirname(file);
+  const tmp = path.join(dir, `.${path.basename(file)}.${randomBytes(6).toString('hex')}.tmp`);
+  const handle = await fs.open(tmp, 'wx', options.mode ?? 0o644);
+  try {
+    await handle.writeFile(data);
+    if (options.mode !== undefined) await handle.chmod(options.mode);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  try {
+    if (options.exclusive) {
+      await fs.link(tmp, file);
+      await fs.unlink(tmp);
+    } else {
+      await fs.rename(tmp, file);
+    }
+  } catch (err) {
+    await fs.rm(tmp, { force: true });
+    throw err;
+  }
+  await fsyncDir(dir);
+}
+
+export async function fsyncDir(dir: string): Promise<void> {
+  const handle = await fs.open(dir, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}

@@ -1,0 +1,3 @@
+export * from './loop-disks.ts';
+export * from './dockerd.ts';
+export * from './prereq.ts';
