@@ -1,0 +1,125 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import TOML from '@iarna/toml';
+import * as v from 'valibot';
+import { LOGICAL } from '@appliance/common';
+
+/**
+ * Configuration: the TOML file, then APPLIANCE_* variables, then command-line flags (each later
+ * source wins). See docs/configuration.md for every key.
+ */
+export interface Config {
+  /** Root prefix for a sandbox ('' = the real host). */
+  root: string;
+  /** Where host facts (sysfs, /dev, /proc, udev, /etc/group) are read; '' = the real host. */
+  hostRoot: string;
+  configFile: string;
+  /** TCP listener, or null for socket only. */
+  listen: { host: string; port: number } | null;
+  /** `auto`: plain HTTP on loopback, HTTPS elsewhere. `on`: always HTTPS. `off`: plain HTTP (loopback only). */
+  tls: 'auto' | 'on' | 'off';
+  tlsCert: string | null;
+  tlsKey: string | null;
+  /** Real path of the Unix socket. */
+  socket: string;
+  lab: { enabled: boolean; imageDir: string | null };
+  logLevel: 'info' | 'warn' | 'error' | 'silent';
+}
+
+export interface ConfigFlags {
+  config?: string;
+  root?: string;
+  listen?: string;
+  socket?: string;
+  lab?: boolean;
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+const FileSchema = v.strictObject({
+  root: v.optional(v.string()),
+  hostRoot: v.optional(v.string()),
+  server: v.optional(
+    v.strictObject({
+      listen: v.optional(v.string()),
+      tls: v.optional(v.picklist(['auto', 'on', 'off'])),
+      tlsCert: v.optional(v.string()),
+      tlsKey: v.optional(v.string()),
+      socket: v.optional(v.string()),
+    }),
+  ),
+  lab: v.optional(v.strictObject({ enabled: v.optional(v.boolean()), imageDir: v.optional(v.string()) })),
+  log: v.optional(v.strictObject({ level: v.optional(v.picklist(['info', 'warn', 'error', 'silent'])) })),
+});
+
+export function parseListen(value: string): { host: string; port: number } | null {
+  if (value === '' || value === 'off') return null;
+  const m = /^(\[[0-9a-fA-F:]+\]|[^:]+):(\d{1,5})$/.exec(value);
+  const port = m ? Number(m[2]) : Number.NaN;
+  if (!m || port < 0 || port > 65535) throw new ConfigError(`listen must be HOST:PORT (e.g. 127.0.0.1:8008), got ${JSON.stringify(value)}`);
+  return { host: m[1]!.replace(/^\[|\]$/g, ''), port };
+}
+
+export function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || /^127\./.test(host);
+}
+
+const bool = (s: string | undefined): boolean | undefined =>
+  s === undefined ? undefined : ['1', 'true', 'yes', 'on'].includes(s.toLowerCase());
+
+export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = process.env): Config {
+  const rootGuess = flags.root ?? env['APPLIANCE_ROOT'] ?? '';
+  const configFile =
+    flags.config ?? env['APPLIANCE_CONFIG'] ?? path.join(rootGuess || '/', LOGICAL.configFile);
+  let file: v.InferOutput<typeof FileSchema> = {};
+  if (fs.existsSync(configFile)) {
+    let parsed: unknown;
+    try {
+      parsed = TOML.parse(fs.readFileSync(configFile, 'utf8'));
+    } catch (err) {
+      throw new ConfigError(`The configuration file ${configFile} is not valid TOML: ${(err as Error).message}`);
+    }
+    const result = v.safeParse(FileSchema, parsed);
+    if (!result.success) {
+      const where = result.issues.map((i) => `${v.getDotPath(i) ?? '(file)'}: ${i.message}`).join('; ');
+      throw new ConfigError(`The configuration file ${configFile} has errors: ${where}`);
+    }
+    file = result.output;
+  } else if (flags.config ?? env['APPLIANCE_CONFIG']) {
+    throw new ConfigError(`The configuration file ${configFile} does not exist.`);
+  }
+
+  const root = normalizeRoot(flags.root ?? env['APPLIANCE_ROOT'] ?? file.root ?? '');
+  const hostRoot = normalizeRoot(env['APPLIANCE_HOST_ROOT'] ?? file.hostRoot ?? '');
+  const listenText = flags.listen ?? env['APPLIANCE_LISTEN'] ?? file.server?.listen ?? '0.0.0.0:8008';
+  const listen = parseListen(listenText);
+  const tls = (env['APPLIANCE_TLS'] as Config['tls'] | undefined) ?? file.server?.tls ?? 'auto';
+  if (!['auto', 'on', 'off'].includes(tls)) throw new ConfigError('APPLIANCE_TLS must be auto, on or off.');
+  if (listen && tls === 'off' && !isLoopback(listen.host)) {
+    throw new ConfigError(`Plain HTTP is allowed only on a loopback address; ${listen.host} needs tls = "auto" or "on".`);
+  }
+  const socket =
+    flags.socket ?? env['APPLIANCE_SOCKET'] ?? file.server?.socket ?? path.join(root || '/', LOGICAL.socket);
+  const labEnabled = flags.lab ?? bool(env['APPLIANCE_LAB_ENABLED']) ?? file.lab?.enabled ?? false;
+  const imageDir = env['APPLIANCE_LAB_IMAGE_DIR'] ?? file.lab?.imageDir ?? null;
+  const logLevel = (env['APPLIANCE_LOG_LEVEL'] as Config['logLevel'] | undefined) ?? file.log?.level ?? 'info';
+  return {
+    root,
+    hostRoot,
+    configFile,
+    listen,
+    tls,
+    tlsCert: env['APPLIANCE_TLS_CERT'] ?? file.server?.tlsCert ?? null,
+    tlsKey: env['APPLIANCE_TLS_KEY'] ?? file.server?.tlsKey ?? null,
+    socket,
+    lab: { enabled: labEnabled, imageDir },
+    logLevel,
+  };
+}
+
+function normalizeRoot(root: string): string {
+  if (root === '' || root === '/') return '';
+  return path.resolve(root);
+}

@@ -1,0 +1,53 @@
+import type { Clock, CommandRunner, HostPaths, InventoryReader } from '@appliance/common';
+import type Database from 'better-sqlite3';
+import type { Config } from './config.ts';
+import type { Db } from './db/open.ts';
+import type { Sealer } from './db/machine-key.ts';
+import type { WriteQueue } from './db/write-queue.ts';
+import type { Logger } from './logger.ts';
+import type { AuditLog } from './services/audit.ts';
+import type { EventBus } from './services/events.ts';
+import type { KeyedLocks } from './services/locks.ts';
+
+/**
+ * Everything a route handler may use. Built once at startup (createContext) and passed to every
+ * feature. Tests build it the same way, pointing the paths at a sandbox root.
+ */
+export interface AppContext {
+  config: Config;
+  paths: HostPaths;
+  clock: Clock;
+  runner: CommandRunner;
+  logger: Logger;
+  /** Drizzle over better-sqlite3: reads may use it directly. */
+  db: Db;
+  sqlite: Database.Database;
+  /** Every write goes through here: atomic per job, group-committed (see db/write-queue.ts). */
+  writes: WriteQueue;
+  sealer: Sealer;
+  /** HMAC of the machine key (identifies the installation). */
+  machineKeyCheck: string;
+  audit: AuditLog;
+  events: EventBus;
+  locks: KeyedLocks;
+  /** Fresh disk inventory on every call (lab mode from the configuration). */
+  inventory: InventoryReader;
+  /** Hooks features register for each other (e.g. smb.conf regeneration after a user delete). */
+  hooks: Hooks;
+  /** Random UUID / bytes, replaceable in tests. */
+  random: { uuid(): string; bytes(n: number): Buffer };
+}
+
+export interface Hooks {
+  /** Regenerate smb.conf (set by the shares feature). Throws AppError 500 smb_regeneration_failed. */
+  regenerateSamba: () => Promise<void>;
+  /** Whether a share data delete runs for this share (set by the share-data feature). */
+  shareDataDeleteRunning: (shareName: string) => boolean;
+  /** Samba/Unix account adapter (set when wired; absent in a sandbox). */
+  sambaAccounts?: {
+    setPassword(username: string, password: string): Promise<void>;
+    remove(username: string): Promise<void>;
+  };
+  /** Raise a notification event (set by the notifications feature). */
+  raise?: (event: { eventType: string; title: string; message: string }) => Promise<void>;
+}

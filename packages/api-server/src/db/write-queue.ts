@@ -1,0 +1,86 @@
+import type Database from 'better-sqlite3';
+import type { Db } from './open.ts';
+
+type Job = {
+  fn: (db: Db) => unknown;
+  resolve: (value: unknown) => void;
+  reject: (reason: unknown) => void;
+};
+
+/**
+ * Group commit. Every write runs as `await writes.run((db) => …)`: a synchronous function over the
+ * drizzle handle, atomic on its own (a SAVEPOINT: a throw undoes only that job), and the jobs that
+ * arrive in the same tick share ONE durable COMMIT (one fsync). A job's promise settles only after
+ * that commit, so an acknowledged change is durable. Jobs run in arrival order, one at a time, so
+ * concurrent writes to the same row serialise: the final state is exactly one job's result.
+ */
+export class WriteQueue {
+  private queue: Job[] = [];
+  private scheduled = false;
+
+  private readonly sqlite: Database.Database;
+  private readonly db: Db;
+  private readonly maxBatch: number;
+
+  constructor(sqlite: Database.Database, db: Db, maxBatch = 256) {
+    this.sqlite = sqlite;
+    this.db = db;
+    this.maxBatch = maxBatch;
+  }
+
+  run<T>(fn: (db: Db) => T): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push({ fn, resolve: resolve as (v: unknown) => void, reject });
+      if (!this.scheduled) {
+        this.scheduled = true;
+        setImmediate(() => this.flush());
+      }
+    });
+  }
+
+  private flush(): void {
+    const batch = this.queue.splice(0, this.maxBatch);
+    this.scheduled = false;
+    if (this.queue.length > 0) {
+      this.scheduled = true;
+      setImmediate(() => this.flush());
+    }
+    if (batch.length === 0) return;
+    const outcomes: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = [];
+    try {
+      this.sqlite.exec('BEGIN IMMEDIATE');
+    } catch (error) {
+      for (const job of batch) job.reject(error);
+      return;
+    }
+    for (const job of batch) {
+      this.sqlite.exec('SAVEPOINT job');
+      try {
+        const value = job.fn(this.db);
+        if (value instanceof Promise) throw new Error('WriteQueue jobs must be synchronous');
+        this.sqlite.exec('RELEASE job');
+        outcomes.push({ ok: true, value });
+      } catch (error) {
+        this.sqlite.exec('ROLLBACK TO job');
+        this.sqlite.exec('RELEASE job');
+        outcomes.push({ ok: false, error });
+      }
+    }
+    try {
+      this.sqlite.exec('COMMIT');
+    } catch (error) {
+      try {
+        this.sqlite.exec('ROLLBACK');
+      } catch {
+        // already rolled back
+      }
+      for (const job of batch) job.reject(error);
+      return;
+    }
+    batch.forEach((job, i) => {
+      const outcome = outcomes[i]!;
+      if (outcome.ok) job.resolve(outcome.value);
+      else job.reject(outcome.error);
+    });
+  }
+}

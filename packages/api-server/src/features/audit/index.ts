@@ -1,0 +1,44 @@
+import * as v from 'valibot';
+import { defineRoute, ok } from '../../http/route.ts';
+import { PageQuery } from '../../http/schemas.ts';
+import type { Feature } from '../feature.ts';
+
+const DAY = 24 * 3600 * 1000;
+
+const EntrySchema = v.object({
+  id: v.number(),
+  at: v.string(),
+  actor: v.string(),
+  tokenId: v.nullable(v.string()),
+  operation: v.string(),
+  target: v.string(),
+  outcome: v.picklist(['ok', 'partial', 'failed']),
+  details: v.unknown(),
+});
+
+export const auditFeature: Feature = {
+  name: 'audit',
+  start: (ctx) => {
+    const prune = () => ctx.writes.run((db) => ctx.audit.prune(db, new Date(ctx.clock.now().getTime() - 365 * DAY))).catch(() => undefined);
+    void prune();
+    const timer = setInterval(prune, DAY);
+    timer.unref();
+    return () => clearInterval(timer);
+  },
+  routes: [
+    defineRoute({
+      method: 'GET',
+      path: '/audit',
+      role: 'viewer',
+      summary: 'The audit log, newest first',
+      tags: ['audit'],
+      query: PageQuery,
+      responses: { 200: { description: 'Entries', schema: v.object({ entries: v.array(EntrySchema), nextBefore: v.nullable(v.number()) }) } },
+      handler: ({ ctx, query }) => {
+        const entries = ctx.audit.list(ctx.db, query.limit, query.before ?? null);
+        const last = entries.at(-1);
+        return ok({ entries, nextBefore: entries.length === query.limit && last ? last.id : null });
+      },
+    }),
+  ],
+};

@@ -1,0 +1,5 @@
+import type { CliCommand } from '../cli/main.ts';
+import { cliCommand as configExport } from './config-archive/cli.ts';
+
+/** Client subcommands contributed by features (registered in the `appliance` CLI). */
+export const cliCommands: CliCommand[] = [configExport].filter((c): c is CliCommand => c !== null);

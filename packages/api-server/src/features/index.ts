@@ -1,0 +1,40 @@
+import type { Authenticator } from '../services/auth.ts';
+import type { Passwords } from '../services/passwords.ts';
+import { feature as apps } from './apps/index.ts';
+import { auditFeature } from './audit/index.ts';
+import { feature as configArchive } from './config-archive/index.ts';
+import { feature as disks } from './disks/index.ts';
+import { docsFeature } from './docs/index.ts';
+import { eventsFeature } from './events/index.ts';
+import { feature as externalDisks } from './external-disks/index.ts';
+import type { Feature } from './feature.ts';
+import { feature as notifications } from './notifications/index.ts';
+import { settingsFeature } from './settings/index.ts';
+import { setupFeature } from './setup/index.ts';
+import { feature as shareData } from './share-data/index.ts';
+import { feature as shares } from './shares/index.ts';
+import { tokensFeature } from './tokens/index.ts';
+import { userGroupsFeature } from './user-groups/index.ts';
+import { usersFeature } from './users/index.ts';
+
+/** Every feature of the server, in registration order. The API document lists them all. */
+export function allFeatures(auth: Authenticator, passwords: Passwords, version: string): Feature[] {
+  const features: Feature[] = [
+    setupFeature(auth),
+    tokensFeature,
+    usersFeature(passwords),
+    userGroupsFeature,
+    settingsFeature,
+    auditFeature,
+    eventsFeature(auth),
+    notifications,
+    shares,
+    shareData,
+    disks,
+    externalDisks,
+    apps,
+    configArchive,
+  ];
+  const docs = docsFeature(() => features.flatMap((f) => f.routes), version);
+  return [...features, docs];
+}

@@ -1,0 +1,94 @@
+import os from 'node:os';
+import { eq } from 'drizzle-orm';
+import * as v from 'valibot';
+import type { AppContext } from '../../context.ts';
+import type { Db } from '../../db/open.ts';
+import { settings } from '../../db/schema.ts';
+import { defineRoute, ok } from '../../http/route.ts';
+import type { Feature } from '../feature.ts';
+
+const HOST_LABEL = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
+const TIMEZONES = new Set([...Intl.supportedValuesOf('timeZone'), 'UTC']);
+
+export const HostnameSchema = v.pipe(
+  v.string(),
+  v.minLength(1, 'must not be empty'),
+  v.maxLength(253, 'must be at most 253 characters'),
+  v.check((h) => h.split('.').every((l) => HOST_LABEL.test(l)), 'must be dot-separated labels of lowercase letters, digits and inner hyphens'),
+);
+
+const SettingsSchema = v.object({ hostname: v.string(), timezone: v.string(), backupPassphraseSet: v.boolean() });
+
+export function defaultHostname(): string {
+  const h = os.hostname().toLowerCase();
+  return v.is(HostnameSchema, h) ? h : 'appliance';
+}
+
+/** The singleton row, created on first start (08 §8). */
+export function ensureSettings(ctx: AppContext): void {
+  ctx.db
+    .insert(settings)
+    .values({ id: 1, hostname: defaultHostname(), timezone: 'UTC', backupPassphrase: null, updatedAt: ctx.clock.now().toISOString() })
+    .onConflictDoNothing()
+    .run();
+}
+
+export function readSettings(db: Db) {
+  return db.select().from(settings).where(eq(settings.id, 1)).get()!;
+}
+
+const toWire = (row: ReturnType<typeof readSettings>) => ({
+  hostname: row.hostname,
+  timezone: row.timezone,
+  backupPassphraseSet: row.backupPassphrase !== null,
+});
+
+export const settingsFeature: Feature = {
+  name: 'settings',
+  start: ensureSettings,
+  routes: [
+    defineRoute({
+      method: 'GET',
+      path: '/settings',
+      role: 'viewer',
+      summary: 'Hostname, time zone and whether a backup passphrase is set',
+      tags: ['settings'],
+      responses: { 200: { description: 'Settings', schema: SettingsSchema } },
+      handler: ({ ctx }) => ok(toWire(readSettings(ctx.db))),
+    }),
+    defineRoute({
+      method: 'PUT',
+      path: '/settings',
+      role: 'admin',
+      summary: 'Replace the settings (backupPassphrase: omitted keeps, null clears, a string sets)',
+      tags: ['settings'],
+      body: v.strictObject({
+        hostname: HostnameSchema,
+        timezone: v.pipe(v.string(), v.check((t) => TIMEZONES.has(t), 'must be an IANA time zone name or UTC')),
+        backupPassphrase: v.optional(v.nullable(v.pipe(v.string(), v.minLength(12, 'must be at least 12 characters'), v.maxLength(1024, 'must be at most 1,024 characters')))),
+      }),
+      responses: { 200: { description: 'Settings', schema: SettingsSchema } },
+      handler: async ({ ctx, actor, body }) => {
+        const sealed = typeof body.backupPassphrase === 'string' ? ctx.sealer.seal(body.backupPassphrase) : body.backupPassphrase;
+        const row = await ctx.writes.run((db) => {
+          db.update(settings)
+            .set({
+              hostname: body.hostname,
+              timezone: body.timezone,
+              ...(sealed !== undefined ? { backupPassphrase: sealed } : {}),
+              updatedAt: ctx.clock.now().toISOString(),
+            })
+            .where(eq(settings.id, 1))
+            .run();
+          ctx.audit.record(db, actor, {
+            operation: 'settings.update',
+            target: 'settings',
+            details: { hostname: body.hostname, timezone: body.timezone, backupPassphrase: sealed === undefined ? 'kept' : sealed === null ? 'cleared' : 'set' },
+          });
+          return readSettings(db);
+        });
+        return ok(toWire(row));
+      },
+    }),
+  ],
+};

@@ -1,0 +1,164 @@
+import { AppError, badRequest, type ValidationIssue } from '@appliance/common';
+import { Hono, type Context } from 'hono';
+import * as v from 'valibot';
+import type { AppContext } from '../context.ts';
+import type { Actor } from '../services/audit.ts';
+import type { Authenticator } from '../services/auth.ts';
+import { roleAtLeast } from '../services/tokens.ts';
+import { errorResponse, forbidden, routeNotFound, setupRequired, tooLarge, unauthorized } from './errors.ts';
+import type { AnyRoute, HandlerResult, Transport } from './route.ts';
+
+export const API_PREFIX = '/api/v1';
+export const JSON_BODY_LIMIT = 64 * 1024;
+
+export type AppEnv = { Bindings: { transport?: Transport; remoteAddress?: string } };
+
+/**
+ * Composes the routes into one Hono app. Every route goes through the same order of checks
+ * (00 §3): body size → setup gate → credential → role → path and query parameters → body →
+ * the operation. Errors become responses in one place (errors.ts).
+ */
+export function createApp(ctx: AppContext, auth: Authenticator, routes: AnyRoute[]): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+
+  app.use('*', async (c, next) => {
+    const started = performance.now();
+    await next();
+    ctx.logger.info('request', {
+      method: c.req.method,
+      route: c.req.routePath,
+      status: c.res.status,
+      durationMs: Math.round((performance.now() - started) * 100) / 100,
+      listener: c.env?.transport ?? 'tcp',
+    });
+  });
+
+  for (const route of routes) {
+    if (!route.role) throw new Error(`route ${route.method} ${route.path} declares no role`);
+    app.on(route.method, `${API_PREFIX}${route.path}`, (c) => handle(ctx, auth, route, c));
+  }
+
+  app.notFound((c) => errorResponse(c, routeNotFound(), ctx.logger));
+  app.onError((err, c) => errorResponse(c, err, ctx.logger));
+  return app;
+}
+
+async function handle(ctx: AppContext, auth: Authenticator, route: AnyRoute, c: Context<AppEnv>): Promise<Response> {
+  const transport: Transport = c.env?.transport ?? 'tcp';
+  try {
+    // 1. body size
+    const limit = route.bodyLimit ?? JSON_BODY_LIMIT;
+    const declared = Number(c.req.header('content-length') ?? '0');
+    if (route.bodyKind !== 'raw' && Number.isFinite(declared) && declared > limit) throw tooLarge(limit);
+    const rawBody = route.body && route.bodyKind !== 'raw' ? await readLimited(c.req.raw, limit) : null;
+
+    // 2. setup gate
+    if (!route.ungated && !auth.adminExists()) {
+      if (!(route.socketBeforeSetup && transport === 'unix')) throw setupRequired();
+    }
+
+    // 3. credential
+    const actor = await authenticate(auth, route, c, transport);
+
+    // 4. role (and the cross-origin write guard)
+    if (route.role !== 'public') {
+      if (!actor) throw unauthorized();
+      if (!roleAtLeast(actor.role, route.role)) throw forbidden();
+    }
+    if (c.req.method !== 'GET' && crossOrigin(c)) {
+      throw forbidden('Cross-origin writes are refused; call the API from the appliance web UI or a script.');
+    }
+
+    // 5. path and query parameters
+    const params = route.params ? validate(route.params, c.req.param(), '') : undefined;
+    const query = route.query ? validate(route.query, c.req.query(), '') : undefined;
+
+    // 6. body
+    const body = route.body && route.bodyKind !== 'raw' ? validate(route.body, parseJson(rawBody!, c), '') : undefined;
+
+    // 7. the operation
+    const result = await route.handler({ ctx, actor, params, query, body, transport, c });
+    return toResponse(c, result);
+  } catch (err) {
+    return errorResponse(c, err, ctx.logger);
+  }
+}
+
+async function authenticate(auth: Authenticator, route: AnyRoute, c: Context<AppEnv>, transport: Transport): Promise<Actor | null> {
+  if (transport === 'unix') return auth.localActor();
+  const header = c.req.header('authorization');
+  if (!header) return null;
+  const space = header.indexOf(' ');
+  const scheme = (space < 0 ? header : header.slice(0, space)).toLowerCase();
+  const value = space < 0 ? '' : header.slice(space + 1).trim();
+  if (scheme === 'bearer') return auth.bearer(value);
+  if (scheme === 'basic' && route.allowBasic) return auth.basic(value, c.env?.remoteAddress ?? 'unknown');
+  throw unauthorized();
+}
+
+function crossOrigin(c: Context<AppEnv>): boolean {
+  const site = c.req.header('sec-fetch-site');
+  if (site !== undefined && site !== 'same-origin' && site !== 'none') return true;
+  const origin = c.req.header('origin');
+  if (origin === undefined) return false;
+  const own = new URL(c.req.url).origin;
+  return origin !== own;
+}
+
+async function readLimited(req: Request, limit: number): Promise<Uint8Array> {
+  if (!req.body) return new Uint8Array();
+  const reader = req.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > limit) {
+      await reader.cancel().catch(() => undefined);
+      throw tooLarge(limit);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks);
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+function parseJson(bytes: Uint8Array, c: Context): unknown {
+  const type = c.req.header('content-type') ?? '';
+  if (!/^application\/json\b/i.test(type.trim())) {
+    throw badRequest([{ path: '', message: 'send the body as JSON with Content-Type: application/json' }]);
+  }
+  let text: string;
+  try {
+    text = utf8.decode(bytes);
+  } catch {
+    throw badRequest([{ path: '', message: 'the body is not valid UTF-8' }]);
+  }
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw badRequest([{ path: '', message: 'the body is not valid JSON' }]);
+  }
+}
+
+export function validate<S extends v.GenericSchema>(schema: S, input: unknown, prefix: string): v.InferOutput<S> {
+  const result = v.safeParse(schema, input, { abortPipeEarly: true });
+  if (result.success) return result.output;
+  const issues: ValidationIssue[] = result.issues.slice(0, 20).map((issue) => {
+    const dotted = v.getDotPath(issue);
+    const unknownField = issue.type === 'strict_object' && issue.expected === 'never';
+    return { path: prefix + (dotted ?? ''), message: unknownField ? 'unknown field; remove it' : issue.message };
+  });
+  throw badRequest(issues);
+}
+
+function toResponse(c: Context, result: HandlerResult): Response {
+  if (result instanceof Response) return result;
+  if (result.headers) for (const [k, val] of Object.entries(result.headers)) c.header(k, val);
+  if (result.status === 204 || result.body === undefined) return c.body(null, result.status as 204);
+  return c.json(result.body as object, result.status as 200);
+}
+
+export { AppError };

@@ -1,0 +1,29 @@
+import { AppError } from '@appliance/common';
+import type { Context } from 'hono';
+import type { Logger } from '../logger.ts';
+
+/** The one place where errors become responses (00 §3 error body). */
+export function errorResponse(c: Context, err: unknown, logger: Logger): Response {
+  if (err instanceof AppError) {
+    if (err.status >= 500) logger.warn('operation failed', { code: err.code, route: c.req.routePath });
+    return c.json(err.toBody(), err.status as 400);
+  }
+  logger.error('unexpected failure', {
+    route: c.req.routePath,
+    method: c.req.method,
+    error: err instanceof Error ? `${err.name}: ${err.message}` : String(err),
+    stack: err instanceof Error ? err.stack?.split('\n').slice(0, 8).join(' | ') : undefined,
+  });
+  return c.json({ code: 'internal', message: 'An unexpected error occurred. Try again; if it persists, check the service log.' }, 500);
+}
+
+export const unauthorized = () =>
+  new AppError(401, 'unauthorized', 'Send a valid credential: Authorization: Bearer <API token>.');
+export const forbidden = (message = 'Your account or token does not have the role this operation requires.') =>
+  new AppError(403, 'forbidden', message);
+export const setupRequired = () =>
+  new AppError(409, 'setup_required', 'No administrator exists yet: create one with POST /api/v1/setup/admin (or `appliance admin create`).');
+export const tooLarge = (limit: number) =>
+  new AppError(413, 'request_too_large', `The request body is larger than ${limit} bytes; send a smaller body.`);
+export const routeNotFound = () =>
+  new AppError(404, 'not_found', 'There is no such route; see /api/v1/openapi.json for the routes this service has.');

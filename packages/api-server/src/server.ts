@@ -1,0 +1,228 @@
+import { execFileSync } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import https from 'node:https';
+import net from 'node:net';
+import path from 'node:path';
+import { createAdaptorServer } from '@hono/node-server';
+import * as common from '@appliance/common';
+import { AppError, type Clock, type CommandRunner, createCommandRunner, createHostPaths, systemClock, type InventoryReader } from '@appliance/common';
+import { eq } from 'drizzle-orm';
+import type { Hono } from 'hono';
+import { type Config, isLoopback } from './config.ts';
+import type { AppContext, Hooks } from './context.ts';
+import { MachineKeyError, createSealer, loadOrCreateMachineKey, machineKeyCheck, sameCheck } from './db/machine-key.ts';
+import { openDatabase } from './db/open.ts';
+import { machineKeyCheck as machineKeyCheckTable } from './db/schema.ts';
+import { WriteQueue } from './db/write-queue.ts';
+import { allFeatures } from './features/index.ts';
+import { type AppEnv, createApp } from './http/app.ts';
+import { type Logger, createLogger } from './logger.ts';
+import { AuditLog } from './services/audit.ts';
+import { Authenticator } from './services/auth.ts';
+import { EventBus } from './services/events.ts';
+import { KeyedLocks } from './services/locks.ts';
+import { Lockout } from './services/lockout.ts';
+import { Passwords } from './services/passwords.ts';
+
+export const VERSION = '0.1.0';
+
+export interface StartOptions {
+  config: Config;
+  logger?: Logger;
+  clock?: Clock;
+  runner?: CommandRunner;
+  inventory?: InventoryReader;
+  /** Replace hooks (tests inject failures this way). */
+  hooks?: Partial<Hooks>;
+  passwords?: Passwords;
+}
+
+export interface RunningServer {
+  ctx: AppContext;
+  app: Hono<AppEnv>;
+  auth: Authenticator;
+  /** `http(s)://host:port` of the TCP listener, or null. */
+  url: string | null;
+  socketPath: string;
+  close(): Promise<void>;
+}
+
+export class StartupError extends Error {
+  override name = 'StartupError';
+}
+
+/** Opens the database, checks the machine key, composes the features and starts both listeners. */
+export async function startServer(options: StartOptions): Promise<RunningServer> {
+  const { config } = options;
+  const logger = options.logger ?? createLogger(undefined, config.logLevel);
+  const paths = createHostPaths({ root: config.root, hostRoot: config.hostRoot });
+  fs.mkdirSync(paths.stateDir, { recursive: true, mode: 0o700 });
+  fs.chmodSync(paths.stateDir, 0o700);
+  fs.mkdirSync(paths.etcDir, { recursive: true, mode: 0o755 });
+
+  const databaseExists = fs.existsSync(paths.database);
+  let key: Buffer;
+  try {
+    key = loadOrCreateMachineKey(paths.machineKey, databaseExists).key;
+  } catch (err) {
+    if (err instanceof MachineKeyError) throw new StartupError(err.message);
+    throw err;
+  }
+  const opened = openDatabase(paths.database);
+  const check = machineKeyCheck(key);
+  const clock = options.clock ?? systemClock;
+  const stored = opened.db.select().from(machineKeyCheckTable).where(eq(machineKeyCheckTable.id, 1)).get();
+  if (stored && !sameCheck(stored.hmac, check)) {
+    opened.close();
+    throw new StartupError(
+      `The machine key ${paths.machineKey} does not belong to the database ${paths.database}. Restore the key that was in use with this database; startup stopped so that no sealed secret is lost.`,
+    );
+  }
+  if (!stored) opened.db.insert(machineKeyCheckTable).values({ id: 1, hmac: check, createdAt: clock.now().toISOString() }).run();
+
+  const runner = options.runner ?? createCommandRunner();
+  const hooks: Hooks = {
+    regenerateSamba: async () => undefined,
+    shareDataDeleteRunning: () => false,
+    ...options.hooks,
+  };
+  const ctx: AppContext = {
+    config,
+    paths,
+    clock,
+    runner,
+    logger,
+    db: opened.db,
+    sqlite: opened.sqlite,
+    writes: new WriteQueue(opened.sqlite, opened.db),
+    sealer: createSealer(key),
+    machineKeyCheck: check,
+    audit: new AuditLog(() => clock.now()),
+    events: new EventBus(),
+    locks: new KeyedLocks(),
+    inventory: options.inventory ?? defaultInventory(paths, runner, config),
+    hooks,
+    random: { uuid: randomUUID, bytes: randomBytes },
+  };
+  const passwords = options.passwords ?? new Passwords();
+  const auth = new Authenticator(ctx, passwords, new Lockout());
+  const features = allFeatures(auth, passwords, VERSION);
+  const stops: Array<() => void | Promise<void>> = [];
+  for (const f of features) {
+    const stop = await f.start?.(ctx);
+    if (typeof stop === 'function') stops.push(stop);
+  }
+  if (options.hooks) Object.assign(hooks, options.hooks);
+  const app = createApp(ctx, auth, features.flatMap((f) => f.routes));
+
+  const socketServer = await listenUnix(app, config.socket);
+  let tcpServer: ReturnType<typeof createAdaptorServer> | null = null;
+  let url: string | null = null;
+  if (config.listen) {
+    const tls = config.tls === 'on' || (config.tls === 'auto' && !isLoopback(config.listen.host));
+    const fetch = (req: Request, env: { incoming?: { socket?: { remoteAddress?: string } } }) =>
+      app.fetch(req, { ...env, transport: 'tcp', remoteAddress: env.incoming?.socket?.remoteAddress ?? 'unknown' });
+    tcpServer = tls
+      ? createAdaptorServer({ fetch, createServer: https.createServer, serverOptions: tlsMaterial(config, paths.etcDir) })
+      : createAdaptorServer({ fetch });
+    await new Promise<void>((resolve, reject) => {
+      tcpServer!.once('error', reject);
+      tcpServer!.listen(config.listen!.port, config.listen!.host, () => resolve());
+    });
+    const addr = tcpServer.address() as net.AddressInfo;
+    const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
+    url = `${tls ? 'https' : 'http'}://${host}:${addr.port}`;
+  }
+  logger.info('listening', { url, socket: config.socket, root: config.root || '/', lab: config.lab.enabled });
+
+  let closing: Promise<void> | null = null;
+  return {
+    ctx,
+    app,
+    auth,
+    url,
+    socketPath: config.socket,
+    close() {
+      closing ??= (async () => {
+        const closeServer = (s: net.Server | null) =>
+          new Promise<void>((resolve) => {
+            if (!s) return resolve();
+            s.close(() => resolve());
+            (s as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
+          });
+        await Promise.all([closeServer(tcpServer as unknown as net.Server | null), closeServer(socketServer)]);
+        for (const stop of stops.reverse()) await stop();
+        await ctx.writes.run(() => undefined).catch(() => undefined);
+        opened.close();
+        fs.rmSync(config.socket, { force: true });
+      })();
+      return closing;
+    },
+  };
+}
+
+function defaultInventory(paths: common.HostPaths, runner: CommandRunner, config: Config): InventoryReader {
+  const factory = (common as Record<string, unknown>)['createInventoryReader'] as
+    | ((o: { paths: common.HostPaths; runner: CommandRunner; lab: { enabled: boolean; imageDir?: string } }) => InventoryReader)
+    | undefined;
+  if (factory) {
+    return factory({ paths, runner, lab: { enabled: config.lab.enabled, ...(config.lab.imageDir ? { imageDir: config.lab.imageDir } : {}) } });
+  }
+  return { read: () => Promise.reject(new AppError(501, 'not_configured', 'The disk inventory is not available in this build.')) };
+}
+
+/** The Unix socket: a stale file is replaced, a live one makes startup fail (00 §3). */
+async function listenUnix(app: Hono<AppEnv>, socketPath: string): Promise<net.Server> {
+  fs.mkdirSync(path.dirname(socketPath), { recursive: true, mode: 0o755 });
+  if (fs.existsSync(socketPath)) {
+    const live = await new Promise<boolean>((resolve) => {
+      const s = net.connect(socketPath);
+      s.once('connect', () => {
+        s.destroy();
+        resolve(true);
+      });
+      s.once('error', () => resolve(false));
+    });
+    if (live) throw new StartupError(`Another appliance service is answering on ${socketPath}; stop it first.`);
+    fs.rmSync(socketPath, { force: true });
+  }
+  const server = createAdaptorServer({
+    fetch: (req: Request, env: object) => app.fetch(req, { ...env, transport: 'unix', remoteAddress: 'local' }),
+  }) as unknown as net.Server;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(socketPath, () => resolve());
+  });
+  const gid = groupId('appliance');
+  if (gid !== null) {
+    fs.chownSync(socketPath, 0, gid);
+    fs.chmodSync(socketPath, 0o660);
+  } else {
+    fs.chmodSync(socketPath, 0o600);
+  }
+  return server;
+}
+
+function groupId(name: string): number | null {
+  try {
+    const line = fs.readFileSync('/etc/group', 'utf8').split('\n').find((l) => l.split(':')[0] === name);
+    return line ? Number(line.split(':')[2]) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Configured certificate and key, or a self-signed pair generated with openssl on first start. */
+function tlsMaterial(config: Config, etcDir: string): { key: Buffer; cert: Buffer } {
+  if (config.tlsCert && config.tlsKey) return { cert: fs.readFileSync(config.tlsCert), key: fs.readFileSync(config.tlsKey) };
+  const dir = path.join(etcDir, 'tls');
+  const cert = path.join(dir, 'cert.pem');
+  const key = path.join(dir, 'key.pem');
+  if (!fs.existsSync(cert) || !fs.existsSync(key)) {
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '3650', '-subj', '/CN=appliance', '-keyout', key, '-out', cert], { stdio: 'ignore' });
+    fs.chmodSync(key, 0o600);
+  }
+  return { cert: fs.readFileSync(cert), key: fs.readFileSync(key) };
+}

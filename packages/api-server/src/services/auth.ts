@@ -1,0 +1,111 @@
+import { AppError } from '@appliance/common';
+import { eq, sql } from 'drizzle-orm';
+import type { AppContext } from '../context.ts';
+import { apiTokens, users } from '../db/schema.ts';
+import { unauthorized } from '../http/errors.ts';
+import type { Actor } from './audit.ts';
+import type { Lockout } from './lockout.ts';
+import type { Passwords } from './passwords.ts';
+import { TOKEN_PATTERN, lowerRole, sameDigest, tokenHash } from './tokens.ts';
+
+/**
+ * Resolves credentials to an Actor. Tokens are looked up on every request (no cache), so
+ * revocation and owner deletion act at once.
+ */
+export class Authenticator {
+  private adminKnown = false;
+
+  private readonly ctx: AppContext;
+  readonly passwords: Passwords;
+  readonly lockout: Lockout;
+
+  constructor(ctx: AppContext, passwords: Passwords, lockout: Lockout) {
+    this.ctx = ctx;
+    this.passwords = passwords;
+    this.lockout = lockout;
+  }
+
+  /** Whether an admin account exists (cached once true: the admin cannot be deleted). */
+  adminExists(): boolean {
+    if (this.adminKnown) return true;
+    const row = this.ctx.db.select({ id: users.id }).from(users).where(eq(users.role, 'admin')).get();
+    this.adminKnown = row !== undefined;
+    return this.adminKnown;
+  }
+
+  /** Forget the cached answer (after a config import replaced the accounts). */
+  resetAdminCache(): void {
+    this.adminKnown = false;
+  }
+
+  /** The Unix-socket caller: the local administrator, acting as the admin account. */
+  localActor(): Actor {
+    const admin = this.ctx.db.select().from(users).where(eq(users.role, 'admin')).get();
+    return { kind: 'local', userId: admin?.id ?? null, username: admin?.username ?? 'local', role: 'admin', tokenId: null };
+  }
+
+  bearer(raw: string): Actor {
+    if (!TOKEN_PATTERN.test(raw)) throw unauthorized();
+    const digest = tokenHash(raw);
+    const row = this.ctx.db
+      .select({
+        tokenId: apiTokens.id,
+        tokenHash: apiTokens.tokenHash,
+        tokenRole: apiTokens.role,
+        expiresAt: apiTokens.expiresAt,
+        userId: users.id,
+        username: users.username,
+        userRole: users.role,
+      })
+      .from(apiTokens)
+      .innerJoin(users, eq(users.id, apiTokens.userId))
+      .where(eq(apiTokens.tokenHash, digest))
+      .get();
+    if (!row || !sameDigest(row.tokenHash, digest)) throw unauthorized();
+    if (row.expiresAt !== null && row.expiresAt <= this.ctx.clock.now().toISOString()) throw unauthorized();
+    const role = lowerRole(row.tokenRole, row.userRole);
+    return { kind: 'user', userId: row.userId, username: row.username, role, tokenId: row.tokenId };
+  }
+
+  /** Basic credentials (POST /tokens only), with the lock-out. */
+  async basic(header: string, source: string): Promise<Actor> {
+    let decoded: string;
+    try {
+      decoded = Buffer.from(header, 'base64').toString('utf8');
+    } catch {
+      throw unauthorized();
+    }
+    const colon = decoded.indexOf(':');
+    if (colon < 0) throw unauthorized();
+    const username = decoded.slice(0, colon);
+    const password = decoded.slice(colon + 1);
+    const keys = [`user:${username.toLowerCase()}`, `addr:${source}`];
+    const wait = this.lockout.retryAfter(keys);
+    if (wait > 0) {
+      throw new AppError(429, 'rate_limited', `Too many failed logins; try again in ${wait} seconds.`, {
+        retryAfterSeconds: wait,
+      });
+    }
+    const user = this.ctx.db
+      .select()
+      .from(users)
+      .where(sql`lower(${users.username}) = ${username.toLowerCase()}`)
+      .get();
+    const valid = await this.passwords.verify(password, user?.passwordHash ?? null);
+    if (!valid || !user) {
+      if (this.lockout.fail(keys)) {
+        void this.ctx.hooks.raise?.({
+          eventType: 'login_failure_burst',
+          title: 'Repeated failed logins',
+          message: `Five failed logins in a row for ${username.slice(0, 64)} from ${source}.`,
+        });
+      }
+      throw unauthorized();
+    }
+    this.lockout.succeed(keys);
+    if (user.role === 'share-only') {
+      throw new AppError(403, 'share_only_no_api_token', 'This is a file-sharing account; it cannot use the API or create tokens.');
+    }
+    return { kind: 'user', userId: user.id, username: user.username, role: user.role, tokenId: null };
+  }
+}

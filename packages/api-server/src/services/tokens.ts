@@ -1,0 +1,29 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+
+export const TOKEN_PATTERN = /^apat_[0-9a-f]{64}$/;
+
+/** `apat_` + 64 lowercase hex (32 random bytes). Shown once; only its SHA-256 is stored. */
+export function generateToken(bytes: (n: number) => Buffer = randomBytes): string {
+  return `apat_${bytes(32).toString('hex')}`;
+}
+
+export function tokenHash(raw: string): string {
+  return createHash('sha256').update(raw, 'utf8').digest('hex');
+}
+
+export function sameDigest(aHex: string, bHex: string): boolean {
+  const a = Buffer.from(aHex, 'hex');
+  const b = Buffer.from(bHex, 'hex');
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+const RANK = { 'share-only': 0, viewer: 1, admin: 2 } as const;
+export type AccountRole = keyof typeof RANK;
+
+export function lowerRole<A extends AccountRole, B extends AccountRole>(a: A, b: B): A | B {
+  return RANK[a] <= RANK[b] ? a : b;
+}
+
+export function roleAtLeast(role: AccountRole, needed: AccountRole): boolean {
+  return RANK[role] >= RANK[needed];
+}
