@@ -88,7 +88,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     const token = o.token === undefined ? sandbox.token : o.token;
     if (token) headers['authorization'] ??= `Bearer ${token}`;
     let payload: string | Uint8Array | undefined;
-    if (o.raw !== undefined) payload = o.raw;
+    if (o.raw !== undefined) payload = method === 'GET' || method === 'HEAD' ? undefined : o.raw;
     else if (body !== undefined) {
       payload = JSON.stringify(body);
       headers['content-type'] ??= 'application/json';

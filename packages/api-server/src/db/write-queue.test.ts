@@ -1,0 +1,55 @@
+import { eq } from 'drizzle-orm';
+import { describe, expect, it } from 'vitest';
+import { openDatabase } from './open.ts';
+import { settings } from './schema.ts';
+import { WriteQueue } from './write-queue.ts';
+
+const fresh = () => {
+  const o = openDatabase(':memory:');
+  o.db.insert(settings).values({ id: 1, hostname: 'h0', timezone: 'UTC', updatedAt: 'x' }).run();
+  return { ...o, q: new WriteQueue(o.sqlite, o.db) };
+};
+
+describe('WriteQueue (group commit)', () => {
+  it('commits concurrent jobs in one transaction, each atomic on its own', async () => {
+    const { db, sqlite, q } = fresh();
+    let commits = 0;
+    const exec = sqlite.exec.bind(sqlite);
+    sqlite.exec = ((s: string) => {
+      if (s === 'COMMIT') commits++;
+      return exec(s);
+    }) as typeof sqlite.exec;
+    const results = await Promise.allSettled(
+      Array.from({ length: 20 }, (_, i) =>
+        q.run((d) => {
+          d.update(settings).set({ hostname: `h${i}` }).where(eq(settings.id, 1)).run();
+          if (i === 7) throw new Error('job 7 fails');
+          return i;
+        }),
+      ),
+    );
+    expect(commits).toBe(1);
+    expect(results.filter((r) => r.status === 'rejected')).toHaveLength(1);
+    expect((results[7] as PromiseRejectedResult).reason.message).toBe('job 7 fails');
+    expect(db.select().from(settings).get()!.hostname).toBe('h19');
+  });
+
+  it('undoes a failed job completely while the others of its batch stay', async () => {
+    const { db, q } = fresh();
+    await Promise.allSettled([
+      q.run((d) => d.update(settings).set({ timezone: 'Europe/Paris' }).where(eq(settings.id, 1)).run()),
+      q.run((d) => {
+        d.update(settings).set({ hostname: 'half-written' }).where(eq(settings.id, 1)).run();
+        throw new Error('refused');
+      }),
+    ]);
+    const row = db.select().from(settings).get()!;
+    expect(row.timezone).toBe('Europe/Paris');
+    expect(row.hostname).toBe('h0');
+  });
+
+  it('refuses asynchronous jobs', async () => {
+    const { q } = fresh();
+    await expect(q.run(async () => 1)).rejects.toThrow(/synchronous/);
+  });
+});

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# README command one: install what is needed, build, and start the service on the embedded default:
+# SQLite in a sandbox directory (./.sandbox, or $APPLIANCE_SANDBOX), plain HTTP on 127.0.0.1:8008
+# (or $APPLIANCE_LISTEN) and the Unix socket inside the sandbox.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+. tools/provision.sh
+pnpm install --frozen-lockfile --prefer-offline >/dev/null
+pnpm exec turbo run build --filter=@appliance/api-server... --output-logs=errors-only >/dev/null
+SANDBOX="$(realpath -m "${APPLIANCE_SANDBOX:-.sandbox}")"
+LISTEN="${APPLIANCE_LISTEN:-127.0.0.1:8008}"
+SOCKET="$SANDBOX/run/appliance/appliance.sock"
+CLI="node $(pwd)/packages/api-server/dist/cli.js"
+mkdir -p "$SANDBOX"
+cat >&2 <<TXT
+
+  Appliance admin service — sandbox $SANDBOX, http://$LISTEN
+  Create the first admin and a token (in another terminal):
+    $CLI admin create --username admin --socket $SOCKET
+    TOKEN=\$($CLI token create --name cli --socket $SOCKET)
+    curl -s -H "Authorization: Bearer \$TOKEN" http://$LISTEN/api/v1/users
+  API reference: http://$LISTEN/api/v1/docs
+
+TXT
+exec node packages/api-server/dist/cli.js serve --root "$SANDBOX" --listen "$LISTEN" "$@"
