@@ -3,6 +3,7 @@
 # SQLite in a sandbox directory (./.sandbox, or $APPLIANCE_SANDBOX), plain HTTP on 127.0.0.1:8008
 # (or $APPLIANCE_LISTEN) and the Unix socket inside the sandbox.
 set -euo pipefail
+export TURBO_TELEMETRY_DISABLED=1 DO_NOT_TRACK=1
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 . tools/provision.sh
 pnpm install --frozen-lockfile --prefer-offline >/dev/null

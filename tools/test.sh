@@ -3,6 +3,7 @@
 # Works on a fresh clone with only Node 20 and npm (provisions Node 24 and pnpm; as root it also
 # installs the Debian packages the system tests use; tests start and stop their own private dockerd).
 set -euo pipefail
+export TURBO_TELEMETRY_DISABLED=1 DO_NOT_TRACK=1
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 . tools/provision.sh
 bash tools/install-host-deps.sh

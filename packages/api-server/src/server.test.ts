@@ -87,8 +87,8 @@ describe('the server as a real process', () => {
       expect(tok.code).toBe(0);
       expect(tok.stdout).toMatch(/^apat_[0-9a-f]{64}\n$/);
       const token = tok.stdout.trim();
-      const users = await fetch(`${p.url}/api/v1/users`, { headers: { authorization: `Bearer ${token}` } }).then((r) => r.json());
-      expect(users.users.map((u: { username: string }) => u.username)).toEqual(['admin']);
+      const users = (await fetch(`${p.url}/api/v1/users`, { headers: { authorization: `Bearer ${token}` } }).then((r) => r.json())) as { users: Array<{ username: string }> };
+      expect(users.users.map((u) => u.username)).toEqual(['admin']);
       const list = await runCli(['token', 'list', '--socket', p.socket]);
       expect(list.stdout).toContain('\tadmin\tci\tadmin\tnever');
       expect(p.stdout()).not.toContain(token.slice(5));
