@@ -126,6 +126,8 @@ async function readLimited(req: Request, limit: number): Promise<Uint8Array> {
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 function parseJson(bytes: Uint8Array, c: Context): unknown {
+  // An empty body is an empty object (07 §6.1, 03 §6): the schema then says what is missing.
+  if (bytes.byteLength === 0) return {};
   const type = c.req.header('content-type') ?? '';
   if (!/^application\/json\b/i.test(type.trim())) {
     throw badRequest([{ path: '', message: 'send the body as JSON with Content-Type: application/json' }]);
@@ -136,11 +138,16 @@ function parseJson(bytes: Uint8Array, c: Context): unknown {
   } catch {
     throw badRequest([{ path: '', message: 'the body is not valid UTF-8' }]);
   }
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch {
     throw badRequest([{ path: '', message: 'the body is not valid JSON' }]);
   }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw badRequest([{ path: '', message: 'the body must be a JSON object' }]);
+  }
+  return value;
 }
 
 export function validate<S extends v.GenericSchema>(schema: S, input: unknown, prefix: string): v.InferOutput<S> {
