@@ -5,3 +5,5 @@ export * from './clock.ts';
 export * from './atomic-write.ts';
 export * from './erase-phrase.ts';
 export * from './inventory/model.ts';
+export * from './inventory/reader.ts';
+export * from './inventory/match.ts';

@@ -1,4 +1,131 @@
+/** Apps: catalog, template preview and install, stacks (02; catalog sources 08 §13). */
+import { syncBuiltinCatalog, undoPendingStacks, type AuditRecord } from '@appliance/template-installer';
+import { eq } from 'drizzle-orm';
+import * as v from 'valibot';
+import type { AppContext } from '../../context.ts';
+import { stacks } from '../../db/schema.ts';
+import { created, defineRoute, ok } from '../../http/route.ts';
+import type { Actor } from '../../services/audit.ts';
 import type { Feature } from '../feature.ts';
+import {
+  CatalogSchema,
+  CreateStackBody,
+  InstallBody,
+  PlanSchema,
+  PreviewBody,
+  StackSchema,
+  TemplateParams,
+} from './schemas.ts';
+import { sourceRoutes } from './sources.ts';
+import { catalogFor, installerFor } from './service.ts';
+import { createSqliteStackStore, ensureBuiltinSource } from './store.ts';
 
-/** Routes of this feature (see packages/api-server/FEATURES.md). */
-export const feature: Feature = { name: 'apps', routes: [] };
+const errors = {
+  400: { description: 'Bad input' },
+  404: { description: 'Unknown template' },
+  409: { description: 'Conflict' },
+};
+
+/** The audit row of an install or create: outcome ok, else failed with the code in details. */
+const auditWith = (ctx: AppContext, actor: Actor | null) => async (r: AuditRecord) => {
+  await ctx.writes.run((db) =>
+    ctx.audit.record(db, actor, {
+      operation: r.operation,
+      target: r.target,
+      outcome: r.outcome === 'ok' ? 'ok' : 'failed',
+      ...(r.outcome === 'ok' ? {} : { details: { code: r.outcome } }),
+    }),
+  );
+};
+
+export const feature: Feature = {
+  name: 'apps',
+  start: async (ctx) => {
+    await ensureBuiltinSource(ctx);
+    await syncBuiltinCatalog(ctx.paths.catalogDir);
+    const undone = await undoPendingStacks(ctx.paths, createSqliteStackStore(ctx));
+    if (undone.length) ctx.logger.info('apps: undid stacks left pending by a crash', { stacks: undone });
+  },
+  routes: [
+    defineRoute({
+      method: 'GET',
+      path: '/catalog',
+      role: 'viewer',
+      summary: 'List catalog sources and templates',
+      tags: ['apps'],
+      responses: { 200: { description: 'Sources and templates', schema: CatalogSchema } },
+      handler: async ({ ctx }) => {
+        const byTemplate = new Map<string, string[]>();
+        for (const r of ctx.db
+          .select({ name: stacks.name, id: stacks.templateId })
+          .from(stacks)
+          .where(eq(stacks.pending, 0))
+          .all()) {
+          if (r.id === null) continue;
+          byTemplate.set(r.id, [...(byTemplate.get(r.id) ?? []), r.name]);
+        }
+        return ok(await catalogFor(ctx).view(byTemplate));
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/templates/:id/preview',
+      role: 'admin',
+      summary: 'Preview an install (never writes)',
+      tags: ['apps'],
+      params: TemplateParams,
+      body: PreviewBody,
+      responses: { 200: { description: 'The plan', schema: PlanSchema }, ...errors },
+      handler: async ({ ctx, params, body }) => ok(await installerFor(ctx).preview(params.id, body)),
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/templates/:id/install',
+      role: 'admin',
+      summary: 'Install a catalog template as a stack (nothing is started)',
+      tags: ['apps'],
+      params: TemplateParams,
+      body: InstallBody,
+      responses: {
+        201: {
+          description: 'The stack and the plan written',
+          schema: v.object({ stack: StackSchema, plan: PlanSchema }),
+        },
+        ...errors,
+      },
+      handler: async ({ ctx, actor, params, body }) =>
+        created(await installerFor(ctx).install(params.id, body, { audit: auditWith(ctx, actor) })),
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/stacks',
+      role: 'admin',
+      summary: 'Create a hand-made stack (nothing is started)',
+      tags: ['apps'],
+      body: CreateStackBody,
+      responses: { 201: { description: 'The stack', schema: StackSchema }, ...errors },
+      handler: async ({ ctx, actor, body }) => {
+        const input =
+          body.env === undefined
+            ? { name: body.name, compose: body.compose }
+            : { name: body.name, compose: body.compose, env: body.env };
+        return created(await installerFor(ctx).createStack(input, { audit: auditWith(ctx, actor) }));
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/stacks',
+      role: 'viewer',
+      summary: 'List stacks',
+      tags: ['apps'],
+      responses: {
+        200: {
+          description: 'Stacks in byte order of name',
+          schema: v.object({ stacks: v.array(StackSchema) }),
+        },
+      },
+      handler: async ({ ctx }) => ok({ stacks: await installerFor(ctx).listStacks() }),
+    }),
+    ...sourceRoutes,
+  ],
+};

@@ -1,0 +1,30 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { createToolCheck, type ExternalDiskDeps, FORMAT_PATH } from '@appliance/external-disk';
+import type { AppContext } from '../../context.ts';
+import type { Actor } from '../../services/audit.ts';
+import { createExternalDiskStore } from './store.ts';
+
+/** Format tools are looked up where the command runner finds them, then in the system dirs. */
+const tools = createToolCheck([process.env['PATH'] ?? '', FORMAT_PATH].filter(Boolean).join(':'));
+
+/** The ports of `@appliance/external-disk`, wired to the server's context for one request. */
+export function externalDiskDeps(ctx: AppContext, actor: Actor | null): ExternalDiskDeps {
+  return {
+    inventory: ctx.inventory,
+    store: createExternalDiskStore(ctx, actor),
+    runner: ctx.runner,
+    locks: ctx.locks,
+    tools,
+    clock: ctx.clock,
+    log: ctx.logger,
+    realpath: (device) => realDevicePath(ctx, device),
+  };
+}
+
+/** realpath of a logical `/dev/…` path, read under the host root and reported logically again. */
+async function realDevicePath(ctx: AppContext, device: string): Promise<string> {
+  const devDir = ctx.paths.devDir;
+  const real = await fs.realpath(path.join(devDir, path.relative('/dev', device)));
+  return devDir === '/dev' ? real : path.join('/dev', path.relative(devDir, real));
+}

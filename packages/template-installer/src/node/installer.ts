@@ -1,0 +1,377 @@
+/**
+ * Preview, install and stack creation (02 §4, §11): gathers host facts through the adapters,
+ * runs the planning core, and creates the stack under the install lock.
+ */
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { AppError, type Clock, type HostPaths } from '@appliance/common';
+import { encodeEnvFile } from '../core/env-file.ts';
+import { byteOrder, ENV_NAME, isReservedName, isStackName } from '../core/names.ts';
+import {
+  buildPlan,
+  checkRequest,
+  factsNeeded,
+  type HostFacts,
+  installValues,
+  type Plan,
+  type PlanRequest,
+  type RandomBytes,
+  textProblem,
+} from '../core/plan.ts';
+import type { Catalog } from './catalog.ts';
+import type { ComposeTool } from './compose-tool.ts';
+import { containerPorts, type DockerEngine } from './docker-engine.ts';
+import { readHostZone, readRenderDevices, readRenderGroup } from './host-facts.ts';
+import { readHostSocketPorts } from './proc-net.ts';
+import {
+  COMPOSE_NAMES,
+  logicalStackDir,
+  prepareStackDir,
+  readNoFollow,
+  stackDir,
+  undoStackFiles,
+  wholeSeconds,
+  writeStackFiles,
+} from './stack-files.ts';
+import { PortsCache, readStacksPorts } from './stack-ports-reader.ts';
+import {
+  INSTALL_LOCK,
+  type Locks,
+  type StackRow,
+  type StackStore,
+  type StackTemplateRef,
+} from './stack-store.ts';
+
+export interface Stack {
+  name: string;
+  template: StackTemplateRef | null;
+  installedAt: string;
+  manuallyEdited: boolean;
+  directory: string;
+}
+
+export interface AuditRecord {
+  operation: 'template.install' | 'stack.create';
+  target: string;
+  outcome: string;
+}
+
+export interface InstallerDeps {
+  paths: HostPaths;
+  clock: Clock;
+  catalog: Catalog;
+  stacks: StackStore;
+  locks: Locks;
+  compose: ComposeTool;
+  engine: DockerEngine;
+  /** The compose tool's environment (02 §11.4); also the first lookup of substitution. */
+  environ: Readonly<Record<string, string>>;
+  /** Share names (for path suggestions and fallbacks). */
+  shares: () => Promise<string[]>;
+  /** `[apps] enabled`; false answers 501 not_configured. */
+  enabled?: boolean;
+  random?: RandomBytes;
+  /** Host sockets in use; default /proc/net through paths.procDir. */
+  hostSocketPorts?: () => Promise<Set<number>>;
+  /** Called once per install/create that reached the lock, before it is released. */
+  audit?: (record: AuditRecord) => Promise<void> | void;
+}
+
+export interface CallOptions {
+  /** Writes the audit row of this call (before the install lock is released). */
+  audit?: (record: AuditRecord) => Promise<void> | void;
+}
+
+export interface CreateStackInput {
+  name: string;
+  compose: string;
+  env?: Record<string, string>;
+}
+
+export const toStack = (row: StackRow): Stack => ({
+  name: row.name,
+  template: row.template,
+  installedAt: row.installedAt,
+  manuallyEdited: row.manuallyEdited,
+  directory: logicalStackDir(row.name),
+});
+
+const templateNotFound = (id: string) =>
+  new AppError(
+    404,
+    'template_not_found',
+    `No catalog source has a template ${id}; list the catalog to see the ids.`,
+    {
+      template: id,
+    },
+  );
+
+export class Installer {
+  private readonly cache = new PortsCache();
+  private readonly random: RandomBytes;
+
+  private readonly deps: InstallerDeps;
+
+  constructor(deps: InstallerDeps) {
+    this.deps = deps;
+    this.random = deps.random ?? ((n) => randomBytes(n));
+  }
+
+  private notConfigured(): void {
+    if (this.deps.enabled === false)
+      throw new AppError(
+        501,
+        'not_configured',
+        'Apps are turned off on this appliance; set [apps] enabled = true in the configuration.',
+      );
+  }
+
+  private async lookup(id: string) {
+    const found = await this.deps.catalog.find(id);
+    if (!found) throw templateNotFound(id);
+    if (!found.result.ok)
+      throw new AppError(
+        422,
+        'template_invalid',
+        `The template ${id} from source ${found.source} is not valid; fix the problems listed in details.`,
+        { template: id, source: found.source, problems: found.result.problems },
+      );
+    return found.result.template;
+  }
+
+  private async facts(
+    template: Parameters<typeof factsNeeded>[0],
+    request: PlanRequest,
+    mode: 'preview' | 'install',
+  ): Promise<HostFacts> {
+    const need = factsNeeded(template, request);
+    const tool = await this.deps.compose.detect();
+    const facts: HostFacts = { flavour: tool.flavour };
+    if (need.networks) facts.networks = await this.deps.engine.networks();
+    if (need.ports) facts.takenPorts = await this.takenPorts(tool.flavour, mode);
+    if (need.shares) facts.shares = await this.deps.shares();
+    if (need.renderDevices) facts.renderDevices = await readRenderDevices(this.deps.paths);
+    if (need.renderGroup) facts.renderGroup = await readRenderGroup(this.deps.paths);
+    if (need.hostZone) facts.hostZone = await readHostZone(this.deps.paths);
+    return facts;
+  }
+
+  /** The union of host sockets, containers and every stack's published ports (02 §6). */
+  async takenPorts(flavour: 'v1' | 'v2', mode: 'preview' | 'install'): Promise<Set<number>> {
+    const host = await (this.deps.hostSocketPorts ?? (() => readHostSocketPorts(this.deps.paths.procDir)))();
+    const rows = await this.deps.stacks.list();
+    const known = new Set(rows.map((r) => `${r.name}\0${stackDir(this.deps.paths, r.name)}`));
+    const containers = await containerPorts(this.deps.engine, known);
+    const stacks = await readStacksPorts(
+      {
+        paths: this.deps.paths,
+        stacks: this.deps.stacks,
+        locks: this.deps.locks,
+        compose: this.deps.compose,
+        environ: this.deps.environ,
+      },
+      this.cache,
+      flavour,
+      mode,
+    );
+    return new Set([...host, ...containers, ...stacks]);
+  }
+
+  private async nameTaken(name: string): Promise<boolean> {
+    if (await this.deps.stacks.get(name)) return true;
+    const dir = stackDir(this.deps.paths, name);
+    for (const f of COMPOSE_NAMES) {
+      const text = await readNoFollow(path.join(dir, f)).catch(() => '');
+      if (text !== null) return true;
+    }
+    return false;
+  }
+
+  /** POST /templates/:id/preview: never writes, takes no lock. */
+  async preview(id: string, request: PlanRequest): Promise<Plan> {
+    this.notConfigured();
+    const template = await this.lookup(id);
+    const name = checkRequest(template, request);
+    const facts = await this.facts(template, request, 'preview');
+    facts.nameTaken = await this.nameTaken(name);
+    return buildPlan(template, request, facts, 'preview').plan;
+  }
+
+  /** POST /templates/:id/install: one at a time; nothing is started. */
+  async install(
+    id: string,
+    request: PlanRequest,
+    options: CallOptions = {},
+  ): Promise<{ stack: Stack; plan: Plan }> {
+    const audit = options.audit ?? this.deps.audit;
+    this.notConfigured();
+    return this.deps.locks.run(INSTALL_LOCK, async () => {
+      let target = `stacks/${request.name ?? id}`;
+      try {
+        const template = await this.lookup(id);
+        const name = checkRequest(template, request);
+        target = `stacks/${name}`;
+        const facts = await this.facts(template, request, 'install');
+        const result = buildPlan(template, request, facts, 'install');
+        if (result.missingNetwork !== null) {
+          const command = `docker network create ${result.missingNetwork}`;
+          throw new AppError(
+            409,
+            'network_missing',
+            `Docker has no network named ${result.missingNetwork}; create it with "${command}" and install again.`,
+            { network: result.missingNetwork, command },
+          );
+        }
+        if (request.planDigest !== undefined && request.planDigest !== result.plan.planDigest)
+          throw new AppError(
+            409,
+            'template_changed',
+            'The template changed since the preview (the catalog was refreshed or edited); preview again and confirm the new plan.',
+          );
+        const values = installValues(result, this.random);
+        const secrets = [...result.secretsToGenerate, ...result.suppliedSecrets.keys()].map(
+          (k) => values[k]!,
+        );
+        const stack = await this.create(
+          {
+            name,
+            compose: result.plan.compose,
+            env: encodeEnvFile(values),
+            template: { source: template.source, id: template.id, revision: template.revision },
+          },
+          secrets,
+        );
+        await audit?.({ operation: 'template.install', target, outcome: 'ok' });
+        return { stack, plan: result.plan };
+      } catch (e) {
+        await audit?.({
+          operation: 'template.install',
+          target,
+          outcome: e instanceof AppError ? e.code : 'internal',
+        });
+        throw e;
+      }
+    });
+  }
+
+  /** POST /stacks: a hand-made stack, under the install lock. */
+  async createStack(input: CreateStackInput, options: CallOptions = {}): Promise<Stack> {
+    const audit = options.audit ?? this.deps.audit;
+    this.notConfigured();
+    return this.deps.locks.run(INSTALL_LOCK, async () => {
+      const target = `stacks/${input.name}`;
+      try {
+        if (!isStackName(input.name)) throw invalidStackName(input.name);
+        if (input.compose.trim() === '')
+          throw new AppError(
+            400,
+            'invalid_stack',
+            'The Compose text is blank; give the docker-compose.yml content.',
+            { stack: input.name },
+          );
+        const tool = await this.deps.compose.detect();
+        const env = input.env ?? {};
+        for (const key of Object.keys(env).sort(byteOrder)) {
+          const problem = !ENV_NAME.test(key)
+            ? `${key} is not a variable name.`
+            : isReservedName(key)
+              ? `${key} is reserved for the compose tool; choose another name.`
+              : textProblem(key, env[key]!, tool.flavour);
+          if (problem)
+            throw new AppError(400, 'invalid_stack', `The variable ${problem}`, {
+              stack: input.name,
+              variable: key,
+            });
+        }
+        const stack = await this.create(
+          { name: input.name, compose: input.compose, env: encodeEnvFile(env), template: null },
+          [],
+        );
+        await audit?.({ operation: 'stack.create', target, outcome: 'ok' });
+        return stack;
+      } catch (e) {
+        await audit?.({
+          operation: 'stack.create',
+          target,
+          outcome: e instanceof AppError ? e.code : 'internal',
+        });
+        throw e;
+      }
+    });
+  }
+
+  /** §11.2 steps 2–7 (the caller holds the install lock). */
+  private async create(
+    input: { name: string; compose: string; env: string; template: StackTemplateRef | null },
+    secrets: readonly string[],
+  ): Promise<Stack> {
+    const { name } = input;
+    if (!isStackName(name)) throw invalidStackName(name);
+    if (await this.deps.stacks.get(name)) throw stackExists(name);
+    const { exists } = await prepareStackDir(this.deps.paths, name);
+    const installedAt = wholeSeconds(this.deps.clock.now());
+    await this.deps.stacks.insertPending(
+      { name, template: input.template, compose: input.compose, installedAt },
+      input.env,
+    );
+    const dir = stackDir(this.deps.paths, name);
+    try {
+      await writeStackFiles(dir, {
+        compose: input.compose,
+        env: input.env,
+        meta: { name, template: input.template, installedAt },
+      });
+      await this.deps.compose.check({ name, dir }, { secrets, root: this.deps.paths.root });
+      await this.deps.stacks.finish(name);
+    } catch (e) {
+      await undoStackFiles(dir, !exists).catch(() => undefined);
+      await this.deps.stacks.remove(name).catch(() => undefined);
+      throw e;
+    }
+    return toStack({
+      name,
+      template: input.template,
+      compose: input.compose,
+      installedAt,
+      manuallyEdited: false,
+      pending: false,
+    });
+  }
+
+  /** GET /stacks: non-pending rows in byte order. */
+  async listStacks(): Promise<Stack[]> {
+    const rows = await this.deps.stacks.list();
+    return rows
+      .filter((r) => !r.pending)
+      .sort((a, b) => byteOrder(a.name, b.name))
+      .map(toStack);
+  }
+}
+
+const invalidStackName = (name: string) =>
+  new AppError(
+    400,
+    'invalid_stack_name',
+    'A stack name is 1 to 63 characters: lower case letters, digits, "_" and "-", starting with a letter or digit.',
+    { name },
+  );
+
+const stackExists = (name: string) =>
+  new AppError(409, 'stack_exists', `A stack named ${name} already exists; choose another name.`, {
+    stack: name,
+  });
+
+/** Startup: rows left pending by a crash are undone (files, folder, row). */
+export async function undoPendingStacks(paths: HostPaths, stacks: StackStore): Promise<string[]> {
+  const undone: string[] = [];
+  for (const row of await stacks.list()) {
+    if (!row.pending) continue;
+    const dir = stackDir(paths, row.name);
+    await undoStackFiles(dir, false);
+    await fs.rmdir(dir).catch(() => undefined); // only when empty: an adopted folder's own files stay
+    await stacks.remove(row.name);
+    undone.push(row.name);
+  }
+  return undone;
+}

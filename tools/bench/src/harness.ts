@@ -1,0 +1,108 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import autocannon from 'autocannon';
+
+export const REPO = path.resolve(import.meta.dirname, '..', '..', '..');
+const CLI = path.join(REPO, 'packages/api-server/src/cli.ts');
+
+export interface Child {
+  url: string;
+  pid: number;
+  child: ChildProcess;
+  stop(): Promise<void>;
+}
+
+/** Starts a Node script that prints a JSON `{"msg":"listening","url":…}` line; resolves with its URL. */
+export function startListening(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<Child & { startedMs: number }> {
+  const t0 = performance.now();
+  const child = spawn(process.execPath, ['--conditions=@appliance/source', ...args], { stdio: ['ignore', 'pipe', 'inherit'], env });
+  let out = '';
+  return new Promise((resolve, reject) => {
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d;
+      const line = out.split('\n').find((l) => l.includes('"msg":"listening"'));
+      if (line && !out.includes('\u0000resolved')) {
+        out += '\u0000resolved';
+        resolve({
+          url: JSON.parse(line).url,
+          pid: child.pid!,
+          child,
+          startedMs: performance.now() - t0,
+          stop: () =>
+            new Promise<void>((r) => {
+              child.once('exit', () => r());
+              child.kill('SIGTERM');
+            }),
+        });
+      }
+    });
+    child.stdout!.resume();
+    child.once('exit', (code) => reject(new Error(`exited ${code} before listening`)));
+  });
+}
+
+export const startHelloWorld = () => startListening([path.join(import.meta.dirname, 'hello-world.ts')]);
+
+/** The real service as `appliance serve` in a fresh sandbox root on loopback. */
+export async function startAppliance(extraArgs: string[] = []): Promise<Child & { root: string; socket: string; startedMs: number }> {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'appliance-bench-'));
+  const socket = path.join(fs.mkdtempSync('/tmp/apb-'), 'a.sock');
+  const c = await startListening([CLI, 'serve', '--root', root, '--listen', '127.0.0.1:0', '--socket', socket, ...extraArgs], {
+    ...process.env,
+    APPLIANCE_LOG_LEVEL: 'warn',
+  });
+  return {
+    ...c,
+    root,
+    socket,
+    stop: async () => {
+      await c.stop();
+      fs.rmSync(root, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Creates the admin and an admin token through the API; returns the token. */
+export async function adminToken(url: string): Promise<string> {
+  const password = 'bench password 1';
+  await fetch(`${url}/api/v1/setup/admin`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password }) });
+  const r = await fetch(`${url}/api/v1/tokens`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Basic ${Buffer.from(`admin:${password}`).toString('base64')}` },
+    body: JSON.stringify({ name: 'bench', role: 'admin' }),
+  });
+  return ((await r.json()) as { token: string }).token;
+}
+
+export interface LoadResult {
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  non2xx: number;
+  requests: number;
+}
+
+export async function load(opts: autocannon.Options): Promise<LoadResult> {
+  const r = await autocannon({ connections: 32, duration: 10, ...opts });
+  return {
+    rps: r.requests.average,
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    errors: r.errors + r.timeouts,
+    non2xx: r.non2xx,
+    requests: r.requests.total,
+  };
+}
+
+export function report(title: string, rows: Record<string, unknown>): void {
+  console.log(`\n## ${title}`);
+  for (const [k, v] of Object.entries(rows)) console.log(`${k.padEnd(36)} ${typeof v === 'number' ? Math.round(v * 100) / 100 : v}`);
+}
+
+export const percentile = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? Number.NaN;
+};
