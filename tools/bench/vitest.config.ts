@@ -1,3 +1,0 @@
-import { packageConfig } from '../../vitest.shared.ts';
-
-export default packageConfig();
