@@ -58,7 +58,8 @@ export function parseListen(value: string): { host: string; port: number } | nul
   if (value === '' || value === 'off') return null;
   const m = /^(\[[0-9a-fA-F:]+\]|[^:]+):(\d{1,5})$/.exec(value);
   const port = m ? Number(m[2]) : Number.NaN;
-  if (!m || port < 0 || port > 65535) throw new ConfigError(`listen must be HOST:PORT (e.g. 127.0.0.1:8008), got ${JSON.stringify(value)}`);
+  if (!m || port < 0 || port > 65535)
+    throw new ConfigError(`listen must be HOST:PORT (e.g. 127.0.0.1:8008), got ${JSON.stringify(value)}`);
   return { host: m[1]!.replace(/^\[|\]$/g, ''), port };
 }
 
@@ -79,7 +80,9 @@ export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = pro
     try {
       parsed = TOML.parse(fs.readFileSync(configFile, 'utf8'));
     } catch (err) {
-      throw new ConfigError(`The configuration file ${configFile} is not valid TOML: ${(err as Error).message}`);
+      throw new ConfigError(
+        `The configuration file ${configFile} is not valid TOML: ${(err as Error).message}`,
+      );
     }
     const result = v.safeParse(FileSchema, parsed);
     if (!result.success) {
@@ -98,13 +101,16 @@ export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = pro
   const tls = (env['APPLIANCE_TLS'] as Config['tls'] | undefined) ?? file.server?.tls ?? 'auto';
   if (!['auto', 'on', 'off'].includes(tls)) throw new ConfigError('APPLIANCE_TLS must be auto, on or off.');
   if (listen && tls === 'off' && !isLoopback(listen.host)) {
-    throw new ConfigError(`Plain HTTP is allowed only on a loopback address; ${listen.host} needs tls = "auto" or "on".`);
+    throw new ConfigError(
+      `Plain HTTP is allowed only on a loopback address; ${listen.host} needs tls = "auto" or "on".`,
+    );
   }
   const socket =
     flags.socket ?? env['APPLIANCE_SOCKET'] ?? file.server?.socket ?? path.join(root || '/', LOGICAL.socket);
   const labEnabled = flags.lab ?? bool(env['APPLIANCE_LAB_ENABLED']) ?? file.lab?.enabled ?? false;
   const imageDir = env['APPLIANCE_LAB_IMAGE_DIR'] ?? file.lab?.imageDir ?? null;
-  const logLevel = (env['APPLIANCE_LOG_LEVEL'] as Config['logLevel'] | undefined) ?? file.log?.level ?? 'info';
+  const logLevel =
+    (env['APPLIANCE_LOG_LEVEL'] as Config['logLevel'] | undefined) ?? file.log?.level ?? 'info';
   return {
     root,
     hostRoot,

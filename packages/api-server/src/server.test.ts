@@ -17,10 +17,24 @@ interface Proc {
 /** Starts `appliance serve` as a real process on loopback and waits for its "listening" line. */
 async function serve(root: string): Promise<Proc> {
   const socket = path.join(root, 's.sock');
-  const child = spawn(process.execPath, ['--conditions=@appliance/source', CLI, 'serve', '--root', root, '--listen', '127.0.0.1:0', '--socket', socket], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { PATH: process.env['PATH'] ?? '' },
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      '--conditions=@appliance/source',
+      CLI,
+      'serve',
+      '--root',
+      root,
+      '--listen',
+      '127.0.0.1:0',
+      '--socket',
+      socket,
+    ],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { PATH: process.env['PATH'] ?? '' },
+    },
+  );
   let out = '';
   let err = '';
   child.stdout!.on('data', (d: Buffer) => (out += d));
@@ -52,9 +66,14 @@ async function serve(root: string): Promise<Proc> {
   };
 }
 
-function runCli(args: string[], input?: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function runCli(
+  args: string[],
+  input?: string,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--conditions=@appliance/source', CLI, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--conditions=@appliance/source', CLI, ...args], {
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d));
@@ -81,13 +100,18 @@ describe('the server as a real process', () => {
     try {
       const status = await fetch(`${p.url}/api/v1/setup/status`).then((r) => r.json());
       expect(status).toEqual({ setupRequired: true });
-      const admin = await runCli(['admin', 'create', '--username', 'admin', '--password-stdin', '--socket', p.socket], 'correct horse\n');
+      const admin = await runCli(
+        ['admin', 'create', '--username', 'admin', '--password-stdin', '--socket', p.socket],
+        'correct horse\n',
+      );
       expect(admin.code).toBe(0);
       const tok = await runCli(['token', 'create', '--name', 'ci', '--socket', p.socket]);
       expect(tok.code).toBe(0);
       expect(tok.stdout).toMatch(/^apat_[0-9a-f]{64}\n$/);
       const token = tok.stdout.trim();
-      const users = (await fetch(`${p.url}/api/v1/users`, { headers: { authorization: `Bearer ${token}` } }).then((r) => r.json())) as { users: Array<{ username: string }> };
+      const users = (await fetch(`${p.url}/api/v1/users`, {
+        headers: { authorization: `Bearer ${token}` },
+      }).then((r) => r.json())) as { users: Array<{ username: string }> };
       expect(users.users.map((u) => u.username)).toEqual(['admin']);
       const list = await runCli(['token', 'list', '--socket', p.socket]);
       expect(list.stdout).toContain('\tadmin\tci\tadmin\tnever');
@@ -118,11 +142,27 @@ describe('the server as a real process', () => {
     await p.stop();
     const keyFile = path.join(root, 'etc/appliance/secret.key');
     fs.writeFileSync(keyFile, Buffer.alloc(32, 7));
-    const wrong = await runCli(['serve', '--root', root, '--listen', '127.0.0.1:0', '--socket', path.join(root, 's.sock')]);
+    const wrong = await runCli([
+      'serve',
+      '--root',
+      root,
+      '--listen',
+      '127.0.0.1:0',
+      '--socket',
+      path.join(root, 's.sock'),
+    ]);
     expect(wrong.code).toBe(1);
     expect(wrong.stderr).toContain('does not belong to the database');
     fs.rmSync(keyFile);
-    const missing = await runCli(['serve', '--root', root, '--listen', '127.0.0.1:0', '--socket', path.join(root, 's.sock')]);
+    const missing = await runCli([
+      'serve',
+      '--root',
+      root,
+      '--listen',
+      '127.0.0.1:0',
+      '--socket',
+      path.join(root, 's.sock'),
+    ]);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain('is missing but a database exists');
     expect(fs.existsSync(keyFile)).toBe(false);
@@ -132,7 +172,15 @@ describe('the server as a real process', () => {
     const root = newRoot();
     const p = await serve(root);
     try {
-      const second = await runCli(['serve', '--root', newRoot(), '--listen', '127.0.0.1:0', '--socket', p.socket]);
+      const second = await runCli([
+        'serve',
+        '--root',
+        newRoot(),
+        '--listen',
+        '127.0.0.1:0',
+        '--socket',
+        p.socket,
+      ]);
       expect(second.code).toBe(1);
       expect(second.stderr).toContain('Another appliance service is answering');
     } finally {

@@ -6,12 +6,26 @@ import net from 'node:net';
 import path from 'node:path';
 import { createAdaptorServer } from '@hono/node-server';
 import * as common from '@appliance/common';
-import { AppError, type Clock, type CommandRunner, createCommandRunner, createHostPaths, systemClock, type InventoryReader } from '@appliance/common';
+import {
+  AppError,
+  type Clock,
+  type CommandRunner,
+  createCommandRunner,
+  createHostPaths,
+  systemClock,
+  type InventoryReader,
+} from '@appliance/common';
 import { eq } from 'drizzle-orm';
 import type { Hono } from 'hono';
 import { type Config, isLoopback } from './config.ts';
 import type { AppContext, Hooks } from './context.ts';
-import { MachineKeyError, createSealer, loadOrCreateMachineKey, machineKeyCheck, sameCheck } from './db/machine-key.ts';
+import {
+  MachineKeyError,
+  createSealer,
+  loadOrCreateMachineKey,
+  machineKeyCheck,
+  sameCheck,
+} from './db/machine-key.ts';
 import { openDatabase } from './db/open.ts';
 import { machineKeyCheck as machineKeyCheckTable } from './db/schema.ts';
 import { WriteQueue } from './db/write-queue.ts';
@@ -79,7 +93,11 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       `The machine key ${paths.machineKey} does not belong to the database ${paths.database}. Restore the key that was in use with this database; startup stopped so that no sealed secret is lost.`,
     );
   }
-  if (!stored) opened.db.insert(machineKeyCheckTable).values({ id: 1, hmac: check, createdAt: clock.now().toISOString() }).run();
+  if (!stored)
+    opened.db
+      .insert(machineKeyCheckTable)
+      .values({ id: 1, hmac: check, createdAt: clock.now().toISOString() })
+      .run();
 
   const runner = options.runner ?? createCommandRunner();
   const hooks: Hooks = {
@@ -114,7 +132,11 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     if (typeof stop === 'function') stops.push(stop);
   }
   if (options.hooks) Object.assign(hooks, options.hooks);
-  const app = createApp(ctx, auth, features.flatMap((f) => f.routes));
+  const app = createApp(
+    ctx,
+    auth,
+    features.flatMap((f) => f.routes),
+  );
 
   const socketServer = await listenUnix(app, config.socket);
   let tcpServer: ReturnType<typeof createAdaptorServer> | null = null;
@@ -122,9 +144,17 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   if (config.listen) {
     const tls = config.tls === 'on' || (config.tls === 'auto' && !isLoopback(config.listen.host));
     const fetch = (req: Request, env: { incoming?: { socket?: { remoteAddress?: string } } }) =>
-      app.fetch(req, { ...env, transport: 'tcp', remoteAddress: env.incoming?.socket?.remoteAddress ?? 'unknown' });
+      app.fetch(req, {
+        ...env,
+        transport: 'tcp',
+        remoteAddress: env.incoming?.socket?.remoteAddress ?? 'unknown',
+      });
     tcpServer = tls
-      ? createAdaptorServer({ fetch, createServer: https.createServer, serverOptions: tlsMaterial(config, paths.etcDir) })
+      ? createAdaptorServer({
+          fetch,
+          createServer: https.createServer,
+          serverOptions: tlsMaterial(config, paths.etcDir),
+        })
       : createAdaptorServer({ fetch });
     await new Promise<void>((resolve, reject) => {
       tcpServer!.once('error', reject);
@@ -151,7 +181,10 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
             s.close(() => resolve());
             (s as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
           });
-        await Promise.all([closeServer(tcpServer as unknown as net.Server | null), closeServer(socketServer)]);
+        await Promise.all([
+          closeServer(tcpServer as unknown as net.Server | null),
+          closeServer(socketServer),
+        ]);
         for (const stop of stops.reverse()) await stop();
         await ctx.writes.run(() => undefined).catch(() => undefined);
         opened.close();
@@ -164,12 +197,25 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
 
 function defaultInventory(paths: common.HostPaths, runner: CommandRunner, config: Config): InventoryReader {
   const factory = (common as Record<string, unknown>)['createInventoryReader'] as
-    | ((o: { paths: common.HostPaths; runner: CommandRunner; lab: { enabled: boolean; imageDir?: string } }) => InventoryReader)
+    | ((o: {
+        paths: common.HostPaths;
+        runner: CommandRunner;
+        lab: { enabled: boolean; imageDir?: string };
+      }) => InventoryReader)
     | undefined;
   if (factory) {
-    return factory({ paths, runner, lab: { enabled: config.lab.enabled, ...(config.lab.imageDir ? { imageDir: config.lab.imageDir } : {}) } });
+    return factory({
+      paths,
+      runner,
+      lab: { enabled: config.lab.enabled, ...(config.lab.imageDir ? { imageDir: config.lab.imageDir } : {}) },
+    });
   }
-  return { read: () => Promise.reject(new AppError(501, 'not_configured', 'The disk inventory is not available in this build.')) };
+  return {
+    read: () =>
+      Promise.reject(
+        new AppError(501, 'not_configured', 'The disk inventory is not available in this build.'),
+      ),
+  };
 }
 
 /** The Unix socket: a stale file is replaced, a live one makes startup fail (00 §3). */
@@ -184,11 +230,13 @@ async function listenUnix(app: Hono<AppEnv>, socketPath: string): Promise<net.Se
       });
       s.once('error', () => resolve(false));
     });
-    if (live) throw new StartupError(`Another appliance service is answering on ${socketPath}; stop it first.`);
+    if (live)
+      throw new StartupError(`Another appliance service is answering on ${socketPath}; stop it first.`);
     fs.rmSync(socketPath, { force: true });
   }
   const server = createAdaptorServer({
-    fetch: (req: Request, env: object) => app.fetch(req, { ...env, transport: 'unix', remoteAddress: 'local' }),
+    fetch: (req: Request, env: object) =>
+      app.fetch(req, { ...env, transport: 'unix', remoteAddress: 'local' }),
   }) as unknown as net.Server;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -206,7 +254,10 @@ async function listenUnix(app: Hono<AppEnv>, socketPath: string): Promise<net.Se
 
 function groupId(name: string): number | null {
   try {
-    const line = fs.readFileSync('/etc/group', 'utf8').split('\n').find((l) => l.split(':')[0] === name);
+    const line = fs
+      .readFileSync('/etc/group', 'utf8')
+      .split('\n')
+      .find((l) => l.split(':')[0] === name);
     return line ? Number(line.split(':')[2]) : null;
   } catch {
     return null;
@@ -215,13 +266,32 @@ function groupId(name: string): number | null {
 
 /** Configured certificate and key, or a self-signed pair generated with openssl on first start. */
 function tlsMaterial(config: Config, etcDir: string): { key: Buffer; cert: Buffer } {
-  if (config.tlsCert && config.tlsKey) return { cert: fs.readFileSync(config.tlsCert), key: fs.readFileSync(config.tlsKey) };
+  if (config.tlsCert && config.tlsKey)
+    return { cert: fs.readFileSync(config.tlsCert), key: fs.readFileSync(config.tlsKey) };
   const dir = path.join(etcDir, 'tls');
   const cert = path.join(dir, 'cert.pem');
   const key = path.join(dir, 'key.pem');
   if (!fs.existsSync(cert) || !fs.existsSync(key)) {
     fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '3650', '-subj', '/CN=appliance', '-keyout', key, '-out', cert], { stdio: 'ignore' });
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-days',
+        '3650',
+        '-subj',
+        '/CN=appliance',
+        '-keyout',
+        key,
+        '-out',
+        cert,
+      ],
+      { stdio: 'ignore' },
+    );
     fs.chmodSync(key, 0o600);
   }
   return { cert: fs.readFileSync(cert), key: fs.readFileSync(key) };

@@ -40,7 +40,7 @@ export const DEBIAN_PACKAGE: Record<string, string> = {
   mount: 'mount',
   umount: 'mount',
   'mkfs.xfs': 'xfsprogs',
-  'xfs_admin': 'xfsprogs',
+  xfs_admin: 'xfsprogs',
   'mkfs.ext4': 'e2fsprogs',
   'mkfs.btrfs': 'btrfs-progs',
   'mkfs.exfat': 'exfatprogs',
@@ -99,8 +99,14 @@ export function createCommandRunner(defaults: { timeoutMs?: number; path?: strin
           command,
           args,
           exitCode: result.exitCode ?? -1,
-          stdout: typeof result.stdout === 'string' ? result.stdout : Buffer.from(result.stdout ?? '').toString('latin1'),
-          stderr: typeof result.stderr === 'string' ? result.stderr : Buffer.from(result.stderr ?? '').toString('utf8'),
+          stdout:
+            typeof result.stdout === 'string'
+              ? result.stdout
+              : Buffer.from(result.stdout ?? '').toString('latin1'),
+          stderr:
+            typeof result.stderr === 'string'
+              ? result.stderr
+              : Buffer.from(result.stderr ?? '').toString('utf8'),
           timedOut: result.timedOut === true,
         };
       } catch (err) {
@@ -116,7 +122,9 @@ export function createCommandRunner(defaults: { timeoutMs?: number; path?: strin
 export function expectSuccess(result: CommandResult): CommandResult {
   if (result.exitCode !== 0 || result.timedOut) {
     const why = result.timedOut ? 'timed out' : `exited ${result.exitCode}`;
-    const err = new Error(`${result.command} ${result.args.join(' ')} ${why}: ${result.stderr.trim().slice(0, 500)}`);
+    const err = new Error(
+      `${result.command} ${result.args.join(' ')} ${why}: ${result.stderr.trim().slice(0, 500)}`,
+    );
     throw Object.assign(err, { result });
   }
   return result;

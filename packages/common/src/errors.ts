@@ -36,7 +36,8 @@ export const badRequest = (issues: ValidationIssue[], message?: string): AppErro
   new AppError(
     400,
     'bad_request',
-    message ?? `The request is not valid: ${issues.map((i) => `${i.path || '(body)'}: ${i.message}`).join('; ')}`,
+    message ??
+      `The request is not valid: ${issues.map((i) => `${i.path || '(body)'}: ${i.message}`).join('; ')}`,
     { issues },
   );
 

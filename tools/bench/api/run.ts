@@ -5,7 +5,9 @@
 import { parseArgs } from 'node:util';
 import { adminToken, load, report, startAppliance, startHelloWorld } from '../src/harness.ts';
 
-const { values } = parseArgs({ options: { duration: { type: 'string', default: '10' }, connections: { type: 'string', default: '32' } } });
+const { values } = parseArgs({
+  options: { duration: { type: 'string', default: '10' }, connections: { type: 'string', default: '32' } },
+});
 const duration = Number(values.duration);
 const connections = Number(values.connections);
 
@@ -24,17 +26,33 @@ const app = await startAppliance();
 try {
   const token = await adminToken(app.url);
   await load({ url: hello.url, duration: 2, connections }); // warm-up
-  await load({ url: `${app.url}/api/v1/users`, headers: { authorization: `Bearer ${token}` }, duration: 2, connections });
-  const base = await load({ url: hello.url, duration, connections });
-  const ours = await load({ url: `${app.url}/api/v1/users`, headers: { authorization: `Bearer ${token}` }, duration, connections });
-  report('cold start (spawn → first answered request), 3 runs', { 'median ms': cold.sort((a, b) => a - b)[1]!, 'all ms': cold.map(Math.round).join(', ') });
-  report(`authenticated GET /api/v1/users vs bare Hono hello-world (${connections} connections, ${duration}s each)`, {
-    'hello-world req/s': base.rps,
-    'appliance req/s': ours.rps,
-    'ratio (target ≥ 0.30)': ours.rps / base.rps,
-    'appliance p50 / p99 ms': `${ours.p50} / ${ours.p99}`,
-    'errors + non-2xx': ours.errors + ours.non2xx,
+  await load({
+    url: `${app.url}/api/v1/users`,
+    headers: { authorization: `Bearer ${token}` },
+    duration: 2,
+    connections,
   });
+  const base = await load({ url: hello.url, duration, connections });
+  const ours = await load({
+    url: `${app.url}/api/v1/users`,
+    headers: { authorization: `Bearer ${token}` },
+    duration,
+    connections,
+  });
+  report('cold start (spawn → first answered request), 3 runs', {
+    'median ms': cold.sort((a, b) => a - b)[1]!,
+    'all ms': cold.map(Math.round).join(', '),
+  });
+  report(
+    `authenticated GET /api/v1/users vs bare Hono hello-world (${connections} connections, ${duration}s each)`,
+    {
+      'hello-world req/s': base.rps,
+      'appliance req/s': ours.rps,
+      'ratio (target ≥ 0.30)': ours.rps / base.rps,
+      'appliance p50 / p99 ms': `${ours.p50} / ${ours.p99}`,
+      'errors + non-2xx': ours.errors + ours.non2xx,
+    },
+  );
   if (ours.errors + ours.non2xx > 0) process.exitCode = 1;
 } finally {
   await app.stop();

@@ -15,9 +15,15 @@ export interface Child {
 }
 
 /** Starts a Node script that prints a JSON `{"msg":"listening","url":…}` line; resolves with its URL. */
-export function startListening(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<Child & { startedMs: number }> {
+export function startListening(
+  args: string[],
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<Child & { startedMs: number }> {
   const t0 = performance.now();
-  const child = spawn(process.execPath, ['--conditions=@appliance/source', ...args], { stdio: ['ignore', 'pipe', 'inherit'], env });
+  const child = spawn(process.execPath, ['--conditions=@appliance/source', ...args], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env,
+  });
   let out = '';
   return new Promise((resolve, reject) => {
     child.stdout!.on('data', (d: Buffer) => {
@@ -46,13 +52,18 @@ export function startListening(args: string[], env: NodeJS.ProcessEnv = process.
 export const startHelloWorld = () => startListening([path.join(import.meta.dirname, 'hello-world.ts')]);
 
 /** The real service as `appliance serve` in a fresh sandbox root on loopback. */
-export async function startAppliance(extraArgs: string[] = []): Promise<Child & { root: string; socket: string; startedMs: number }> {
+export async function startAppliance(
+  extraArgs: string[] = [],
+): Promise<Child & { root: string; socket: string; startedMs: number }> {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'appliance-bench-'));
   const socket = path.join(fs.mkdtempSync('/tmp/apb-'), 'a.sock');
-  const c = await startListening([CLI, 'serve', '--root', root, '--listen', '127.0.0.1:0', '--socket', socket, ...extraArgs], {
-    ...process.env,
-    APPLIANCE_LOG_LEVEL: 'warn',
-  });
+  const c = await startListening(
+    [CLI, 'serve', '--root', root, '--listen', '127.0.0.1:0', '--socket', socket, ...extraArgs],
+    {
+      ...process.env,
+      APPLIANCE_LOG_LEVEL: 'warn',
+    },
+  );
   return {
     ...c,
     root,
@@ -67,10 +78,17 @@ export async function startAppliance(extraArgs: string[] = []): Promise<Child & 
 /** Creates the admin and an admin token through the API; returns the token. */
 export async function adminToken(url: string): Promise<string> {
   const password = 'bench password 1';
-  await fetch(`${url}/api/v1/setup/admin`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password }) });
+  await fetch(`${url}/api/v1/setup/admin`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username: 'admin', password }),
+  });
   const r = await fetch(`${url}/api/v1/tokens`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Basic ${Buffer.from(`admin:${password}`).toString('base64')}` },
+    headers: {
+      'content-type': 'application/json',
+      authorization: `Basic ${Buffer.from(`admin:${password}`).toString('base64')}`,
+    },
     body: JSON.stringify({ name: 'bench', role: 'admin' }),
   });
   return ((await r.json()) as { token: string }).token;
@@ -99,7 +117,8 @@ export async function load(opts: autocannon.Options): Promise<LoadResult> {
 
 export function report(title: string, rows: Record<string, unknown>): void {
   console.log(`\n## ${title}`);
-  for (const [k, v] of Object.entries(rows)) console.log(`${k.padEnd(36)} ${typeof v === 'number' ? Math.round(v * 100) / 100 : v}`);
+  for (const [k, v] of Object.entries(rows))
+    console.log(`${k.padEnd(36)} ${typeof v === 'number' ? Math.round(v * 100) / 100 : v}`);
 }
 
 export const percentile = (xs: number[], p: number) => {

@@ -23,7 +23,12 @@ describe('loop disks', () => {
   });
 
   it('puts the filesystem on a first partition when asked', async () => {
-    const disk = await createLoopDisk({ sizeBytes: 64 * 1024 * 1024, filesystem: 'vfat', label: 'UNRAID', partitioned: true });
+    const disk = await createLoopDisk({
+      sizeBytes: 64 * 1024 * 1024,
+      filesystem: 'vfat',
+      label: 'UNRAID',
+      partitioned: true,
+    });
     try {
       const { stdout } = await run('blkid', ['-p', '-o', 'export', `${disk.device}p1`]);
       expect(stdout).toContain('LABEL=UNRAID');

@@ -91,7 +91,8 @@ export async function unmountDevice(device: string): Promise<void> {
 export async function edgeBytes(device: string): Promise<Buffer> {
   const fh = await fs.open(device, 'r');
   try {
-    const size = (await fh.stat()).size || Number((await run('blockdev', ['--getsize64', device])).stdout.trim());
+    const size =
+      (await fh.stat()).size || Number((await run('blockdev', ['--getsize64', device])).stdout.trim());
     const mib = 1024 * 1024;
     const head = Buffer.alloc(mib);
     const tail = Buffer.alloc(mib);
@@ -106,7 +107,13 @@ export async function edgeBytes(device: string): Promise<Buffer> {
 async function waitFor(file: string, timeoutMs = 5000): Promise<void> {
   const end = Date.now() + timeoutMs;
   while (Date.now() < end) {
-    if (await fs.stat(file).then(() => true, () => false)) return;
+    if (
+      await fs.stat(file).then(
+        () => true,
+        () => false,
+      )
+    )
+      return;
     await new Promise((r) => setTimeout(r, 50));
   }
   throw new Error(`${file} did not appear`);
@@ -115,5 +122,8 @@ async function waitFor(file: string, timeoutMs = 5000): Promise<void> {
 /** Whether this process can create loop devices (root and losetup present). */
 export async function canUseLoopDevices(): Promise<boolean> {
   if (process.getuid?.() !== 0) return false;
-  return run('losetup', ['--version']).then(() => true, () => false);
+  return run('losetup', ['--version']).then(
+    () => true,
+    () => false,
+  );
 }

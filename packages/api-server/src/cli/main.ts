@@ -93,7 +93,8 @@ async function dispatch(argv: string[], io: Io, extra: CliCommand[]): Promise<nu
     return EXIT.ok;
   }
   if (a === 'serve') return serve(argv.slice(1), io);
-  const socketOf = (v: { socket?: string | undefined }) => v.socket ?? io.env['APPLIANCE_SOCKET'] ?? LOGICAL.socket;
+  const socketOf = (v: { socket?: string | undefined }) =>
+    v.socket ?? io.env['APPLIANCE_SOCKET'] ?? LOGICAL.socket;
   if (ext) {
     const { values } = parse(argv.slice(2), { socket: { type: 'string' } }, true);
     return ext.run(argv.slice(2), io, socketOf(values as { socket?: string }));
@@ -112,7 +113,11 @@ async function dispatch(argv: string[], io: Io, extra: CliCommand[]): Promise<nu
   }
 }
 
-type Opts = Parameters<typeof parseArgs>[0] extends infer T ? (T extends { options?: infer O } ? O : never) : never;
+type Opts = Parameters<typeof parseArgs>[0] extends infer T
+  ? T extends { options?: infer O }
+    ? O
+    : never
+  : never;
 
 function parse(args: string[], options: Opts, loose = false) {
   try {
@@ -164,8 +169,16 @@ async function serve(args: string[], io: Io): Promise<number> {
   return EXIT.ok;
 }
 
-async function adminCreate(args: string[], io: Io, socketOf: (v: { socket?: string }) => string): Promise<number> {
-  const { values } = parse(args, { username: { type: 'string' }, 'password-stdin': { type: 'boolean' }, socket: { type: 'string' } });
+async function adminCreate(
+  args: string[],
+  io: Io,
+  socketOf: (v: { socket?: string }) => string,
+): Promise<number> {
+  const { values } = parse(args, {
+    username: { type: 'string' },
+    'password-stdin': { type: 'boolean' },
+    socket: { type: 'string' },
+  });
   const username = values.username as string | undefined;
   if (!username) throw new UsageError('--username is required');
   let password: string;
@@ -180,16 +193,25 @@ async function adminCreate(args: string[], io: Io, socketOf: (v: { socket?: stri
     }
     password = first;
   } else {
-    throw new UsageError('no terminal to ask for the password: pass --password-stdin and write it to standard input');
+    throw new UsageError(
+      'no terminal to ask for the password: pass --password-stdin and write it to standard input',
+    );
   }
-  const res = await socketRequest(socketOf(values as { socket?: string }), 'POST', '/setup/admin', { username, password });
+  const res = await socketRequest(socketOf(values as { socket?: string }), 'POST', '/setup/admin', {
+    username,
+    password,
+  });
   if (res.status !== 201) return apiError(res, io);
   const user = (res.json() as { user: { username: string } }).user;
   io.stderr.write(`Created the administrator ${user.username}.\n`);
   return EXIT.ok;
 }
 
-async function tokenCreate(args: string[], io: Io, socketOf: (v: { socket?: string }) => string): Promise<number> {
+async function tokenCreate(
+  args: string[],
+  io: Io,
+  socketOf: (v: { socket?: string }) => string,
+): Promise<number> {
   const { values } = parse(args, {
     name: { type: 'string' },
     role: { type: 'string' },
@@ -200,7 +222,8 @@ async function tokenCreate(args: string[], io: Io, socketOf: (v: { socket?: stri
   const role = (values.role as string | undefined) ?? 'admin';
   if (role !== 'admin' && role !== 'viewer') throw new UsageError('--role must be admin or viewer');
   const expires = values['expires-in'] as string | undefined;
-  if (expires !== undefined && !/^\d+$/.test(expires)) throw new UsageError('--expires-in takes a whole number of seconds');
+  if (expires !== undefined && !/^\d+$/.test(expires))
+    throw new UsageError('--expires-in takes a whole number of seconds');
   const res = await socketRequest(socketOf(values as { socket?: string }), 'POST', '/tokens', {
     name: values.name,
     role,
@@ -213,20 +236,35 @@ async function tokenCreate(args: string[], io: Io, socketOf: (v: { socket?: stri
   return EXIT.ok;
 }
 
-async function tokenList(args: string[], io: Io, socketOf: (v: { socket?: string }) => string): Promise<number> {
+async function tokenList(
+  args: string[],
+  io: Io,
+  socketOf: (v: { socket?: string }) => string,
+): Promise<number> {
   const { values } = parse(args, { socket: { type: 'string' } });
   const res = await socketRequest(socketOf(values as { socket?: string }), 'GET', '/tokens');
   if (res.status !== 200) return apiError(res, io);
-  const { tokens } = res.json() as { tokens: Array<{ id: string; role: string; name: string; username: string; expiresAt: string | null }> };
-  for (const t of tokens) io.stdout.write(`${t.id}\t${t.role}\t${t.name}\t${t.username}\t${t.expiresAt ?? 'never'}\n`);
+  const { tokens } = res.json() as {
+    tokens: Array<{ id: string; role: string; name: string; username: string; expiresAt: string | null }>;
+  };
+  for (const t of tokens)
+    io.stdout.write(`${t.id}\t${t.role}\t${t.name}\t${t.username}\t${t.expiresAt ?? 'never'}\n`);
   return EXIT.ok;
 }
 
-async function tokenRevoke(args: string[], io: Io, socketOf: (v: { socket?: string }) => string): Promise<number> {
+async function tokenRevoke(
+  args: string[],
+  io: Io,
+  socketOf: (v: { socket?: string }) => string,
+): Promise<number> {
   const { values, positionals } = parse(args, { socket: { type: 'string' } });
   const id = positionals[0];
   if (!id) throw new UsageError('give the id of the token to revoke');
-  const res = await socketRequest(socketOf(values as { socket?: string }), 'DELETE', `/tokens/${encodeURIComponent(id)}`);
+  const res = await socketRequest(
+    socketOf(values as { socket?: string }),
+    'DELETE',
+    `/tokens/${encodeURIComponent(id)}`,
+  );
   if (res.status !== 204) return apiError(res, io);
   io.stderr.write(`Token ${id} revoked.\n`);
   return EXIT.ok;

@@ -31,7 +31,13 @@ export function socketRequest(
       (res) => {
         if (onResponse && (res.statusCode ?? 500) < 300) {
           onResponse(res).then(
-            () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.alloc(0), json: () => null }),
+            () =>
+              resolve({
+                status: res.statusCode ?? 0,
+                headers: res.headers,
+                body: Buffer.alloc(0),
+                json: () => null,
+              }),
             reject,
           );
           return;
@@ -40,14 +46,23 @@ export function socketRequest(
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('end', () => {
           const buf = Buffer.concat(chunks);
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: buf, json: () => JSON.parse(buf.toString('utf8')) });
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            body: buf,
+            json: () => JSON.parse(buf.toString('utf8')),
+          });
         });
         res.on('error', reject);
       },
     );
     req.on('error', (err: NodeJS.ErrnoException) => {
       if (['ENOENT', 'ECONNREFUSED', 'EACCES', 'ENOTSOCK', 'EPERM'].includes(err.code ?? '')) {
-        reject(new SocketUnavailable(`Cannot reach the appliance service at ${socketPath} (${err.code}). Is it running, and may you open its socket?`));
+        reject(
+          new SocketUnavailable(
+            `Cannot reach the appliance service at ${socketPath} (${err.code}). Is it running, and may you open its socket?`,
+          ),
+        );
       } else reject(err);
     });
     if (payload) req.write(payload);

@@ -18,11 +18,16 @@ export function machineKeyCheck(key: Buffer): string {
  * Loads the machine key (32 bytes, mode 0600). It is created only when neither the key nor a
  * database exists; a missing key beside an existing database stops startup (never regenerated).
  */
-export function loadOrCreateMachineKey(keyFile: string, databaseExists: boolean): { key: Buffer; created: boolean } {
+export function loadOrCreateMachineKey(
+  keyFile: string,
+  databaseExists: boolean,
+): { key: Buffer; created: boolean } {
   if (fs.existsSync(keyFile)) {
     const key = fs.readFileSync(keyFile);
     if (key.length !== 32) {
-      throw new MachineKeyError(`The machine key ${keyFile} is damaged (expected 32 bytes, found ${key.length}). Restore it from a backup.`);
+      throw new MachineKeyError(
+        `The machine key ${keyFile} is damaged (expected 32 bytes, found ${key.length}). Restore it from a backup.`,
+      );
     }
     const mode = fs.statSync(keyFile).mode & 0o777;
     if (mode !== 0o600) fs.chmodSync(keyFile, 0o600);
@@ -51,11 +56,15 @@ export function createSealer(key: Buffer): Sealer {
     seal(plain) {
       const iv = randomBytes(12);
       const cipher = createCipheriv('aes-256-gcm', key, iv);
-      const body = Buffer.concat([cipher.update(typeof plain === 'string' ? Buffer.from(plain, 'utf8') : plain), cipher.final()]);
+      const body = Buffer.concat([
+        cipher.update(typeof plain === 'string' ? Buffer.from(plain, 'utf8') : plain),
+        cipher.final(),
+      ]);
       return Buffer.concat([Buffer.from([SEAL_VERSION]), iv, cipher.getAuthTag(), body]);
     },
     unseal(sealed) {
-      if (sealed.length < 29 || sealed[0] !== SEAL_VERSION) throw new Error('sealed value has an unknown format');
+      if (sealed.length < 29 || sealed[0] !== SEAL_VERSION)
+        throw new Error('sealed value has an unknown format');
       const decipher = createDecipheriv('aes-256-gcm', key, sealed.subarray(1, 13));
       decipher.setAuthTag(sealed.subarray(13, 29));
       return Buffer.concat([decipher.update(sealed.subarray(29)), decipher.final()]);

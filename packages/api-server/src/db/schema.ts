@@ -4,7 +4,16 @@
  * they ship (the generator's output only gets STRICT appended, see tools/add-strict.mjs).
  */
 import { sql } from 'drizzle-orm';
-import { blob, check, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import {
+  blob,
+  check,
+  index,
+  integer,
+  primaryKey,
+  sqliteTable,
+  text,
+  uniqueIndex,
+} from 'drizzle-orm/sqlite-core';
 
 const sealed = (name: string) => blob(name, { mode: 'buffer' });
 const timestamps = {
@@ -209,7 +218,10 @@ export const notifyRoutes = sqliteTable(
       .notNull()
       .references(() => notifyChannels.id, { onDelete: 'cascade' }),
   },
-  (t) => [primaryKey({ columns: [t.eventType, t.channelId] }), index('notify_routes_channel').on(t.channelId)],
+  (t) => [
+    primaryKey({ columns: [t.eventType, t.channelId] }),
+    index('notify_routes_channel').on(t.channelId),
+  ],
 );
 
 export const notifyAlerts = sqliteTable(

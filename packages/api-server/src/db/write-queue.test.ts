@@ -22,7 +22,10 @@ describe('WriteQueue (group commit)', () => {
     const results = await Promise.allSettled(
       Array.from({ length: 20 }, (_, i) =>
         q.run((d) => {
-          d.update(settings).set({ hostname: `h${i}` }).where(eq(settings.id, 1)).run();
+          d.update(settings)
+            .set({ hostname: `h${i}` })
+            .where(eq(settings.id, 1))
+            .run();
           if (i === 7) throw new Error('job 7 fails');
           return i;
         }),

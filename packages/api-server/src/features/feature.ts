@@ -9,5 +9,7 @@ import type { AnyRoute } from '../http/route.ts';
 export interface Feature {
   name: string;
   routes: AnyRoute[];
-  start?: (ctx: AppContext) => void | (() => void | Promise<void>) | Promise<void | (() => void | Promise<void>)>;
+  start?: (
+    ctx: AppContext,
+  ) => void | (() => void | Promise<void>) | Promise<void | (() => void | Promise<void>)>;
 }

@@ -9,7 +9,9 @@ describe('a fresh install (setup gate)', () => {
   afterAll(() => s.close());
 
   it('reports setup required and gates every other route on both listeners', async () => {
-    expect((await s.call('GET', '/setup/status', undefined, { token: null })).body).toEqual({ setupRequired: true });
+    expect((await s.call('GET', '/setup/status', undefined, { token: null })).body).toEqual({
+      setupRequired: true,
+    });
     for (const via of ['tcp', 'unix'] as const) {
       const r = await s.call('GET', '/users', undefined, { token: null, via });
       expect(r.status).toBe(409);
@@ -31,15 +33,27 @@ describe('a fresh install (setup gate)', () => {
     const before = s.dumpDatabase();
     const [a, b] = await Promise.all([
       s.call('POST', '/setup/admin', { username: 'Admin', password: 'correct horse' }, { token: null }),
-      s.call('POST', '/setup/admin', { username: 'Other', password: 'correct horse' }, { token: null, via: 'unix' }),
+      s.call(
+        'POST',
+        '/setup/admin',
+        { username: 'Other', password: 'correct horse' },
+        { token: null, via: 'unix' },
+      ),
     ]);
     expect([a.status, b.status].sort()).toEqual([201, 409]);
     expect([a, b].find((r) => r.status === 409)!.body.code).toBe('setup_complete');
     expect(before).not.toBe(s.dumpDatabase());
-    const again = await s.call('POST', '/setup/admin', { username: 'Third', password: 'correct horse' }, { token: null });
+    const again = await s.call(
+      'POST',
+      '/setup/admin',
+      { username: 'Third', password: 'correct horse' },
+      { token: null },
+    );
     expect(again.status).toBe(409);
     expect(again.body.code).toBe('setup_complete');
-    const rows = s.server.ctx.sqlite.prepare("select password_hash from users where role = 'admin'").all() as Array<{ password_hash: string }>;
+    const rows = s.server.ctx.sqlite
+      .prepare("select password_hash from users where role = 'admin'")
+      .all() as Array<{ password_hash: string }>;
     expect(rows).toHaveLength(1);
     expect(rows[0]!.password_hash).toMatch(/^\$scrypt\$ln=17,r=8,p=1\$/);
     expect(s.dumpDatabase()).not.toContain('correct horse');
@@ -54,7 +68,12 @@ describe('order of checks and errors', () => {
     s = await startSandbox();
     await s.call('POST', '/users', { username: 'vera', role: 'viewer', password: 'viewer password' });
     const basic = Buffer.from('vera:viewer password').toString('base64');
-    const t = await s.call('POST', '/tokens', { name: 'v', role: 'viewer' }, { token: null, headers: { authorization: `Basic ${basic}` } });
+    const t = await s.call(
+      'POST',
+      '/tokens',
+      { name: 'v', role: 'viewer' },
+      { token: null, headers: { authorization: `Basic ${basic}` } },
+    );
     viewerToken = t.body.token;
   });
   afterAll(() => s.close());
@@ -70,7 +89,10 @@ describe('order of checks and errors', () => {
       const r = await s.call('GET', '/users', undefined, { token });
       expect(r.status).toBe(401);
     }
-    const basicOnGet = await s.call('GET', '/users', undefined, { token: null, headers: { authorization: 'Basic YWRtaW46eA==' } });
+    const basicOnGet = await s.call('GET', '/users', undefined, {
+      token: null,
+      headers: { authorization: 'Basic YWRtaW46eA==' },
+    });
     expect(basicOnGet.status).toBe(401);
   });
 
@@ -94,16 +116,34 @@ describe('order of checks and errors', () => {
   it('answers 404 not_found for an unknown route and 413 for a large body', async () => {
     expect((await s.call('GET', '/no/such/route')).body.code).toBe('not_found');
     expect((await s.call('DELETE', '/setup/status')).status).toBe(404);
-    const big = await s.call('POST', '/user-groups', undefined, { raw: `{"name":"${'a'.repeat(65_600)}"}`, headers: { 'content-type': 'application/json' } });
+    const big = await s.call('POST', '/user-groups', undefined, {
+      raw: `{"name":"${'a'.repeat(65_600)}"}`,
+      headers: { 'content-type': 'application/json' },
+    });
     expect(big.status).toBe(413);
   });
 
   it('refuses cross-origin browser writes but lets scripts through', async () => {
-    const evil = await s.call('POST', '/user-groups', { name: 'g1' }, { headers: { origin: 'https://evil.example' } });
+    const evil = await s.call(
+      'POST',
+      '/user-groups',
+      { name: 'g1' },
+      { headers: { origin: 'https://evil.example' } },
+    );
     expect(evil.status).toBe(403);
-    const site = await s.call('POST', '/user-groups', { name: 'g1' }, { headers: { 'sec-fetch-site': 'cross-site' } });
+    const site = await s.call(
+      'POST',
+      '/user-groups',
+      { name: 'g1' },
+      { headers: { 'sec-fetch-site': 'cross-site' } },
+    );
     expect(site.status).toBe(403);
-    const same = await s.call('POST', '/user-groups', { name: 'g1' }, { headers: { origin: s.url, 'sec-fetch-site': 'same-origin' } });
+    const same = await s.call(
+      'POST',
+      '/user-groups',
+      { name: 'g1' },
+      { headers: { origin: s.url, 'sec-fetch-site': 'same-origin' } },
+    );
     expect(same.status).toBe(201);
   });
 
@@ -137,7 +177,10 @@ describe('order of checks and errors', () => {
       ['GET', '/audit?before=-1', ''],
     ];
     for (const [method, path, raw, type] of bodies) {
-      const r = await s.call(method, path, undefined, { raw, headers: { 'content-type': type ?? 'application/json' } });
+      const r = await s.call(method, path, undefined, {
+        raw,
+        headers: { 'content-type': type ?? 'application/json' },
+      });
       expect(r.status, `${method} ${path} ${String(raw).slice(0, 40)}`).toBeGreaterThanOrEqual(400);
       expect(r.status, `${method} ${path} ${String(raw).slice(0, 40)}`).toBeLessThan(500);
       expect(typeof r.body.code).toBe('string');
@@ -148,11 +191,18 @@ describe('order of checks and errors', () => {
 
   it('invalidates a revoked token at once and never stores or logs it raw', async () => {
     const basic = Buffer.from(`admin:${s.adminPassword}`).toString('base64');
-    const t = await s.call('POST', '/tokens', { name: 'ui', role: 'admin' }, { token: null, headers: { authorization: `Basic ${basic}` } });
+    const t = await s.call(
+      'POST',
+      '/tokens',
+      { name: 'ui', role: 'admin' },
+      { token: null, headers: { authorization: `Basic ${basic}` } },
+    );
     expect(t.status).toBe(201);
     expect(t.body.token).toMatch(/^apat_[0-9a-f]{64}$/);
     expect((await s.call('GET', '/users', undefined, { token: t.body.token })).status).toBe(200);
-    expect((await s.call('DELETE', `/tokens/${t.body.id}`, undefined, { token: t.body.token })).status).toBe(204);
+    expect((await s.call('DELETE', `/tokens/${t.body.id}`, undefined, { token: t.body.token })).status).toBe(
+      204,
+    );
     expect((await s.call('GET', '/users', undefined, { token: t.body.token })).status).toBe(401);
     expect(s.dumpDatabase()).not.toContain(t.body.token.slice(5));
     expect(s.logs.join('')).not.toContain(t.body.token.slice(5));
@@ -163,7 +213,13 @@ describe('order of checks and errors', () => {
     const n = s.logs.length;
     await s.call('GET', `/users/${'0'.repeat(8)}-0000-0000-0000-${'0'.repeat(12)}`);
     const line = JSON.parse(s.logs[n]!);
-    expect(line).toMatchObject({ msg: 'request', method: 'GET', route: '/api/v1/users/:id', status: 404, listener: 'tcp' });
+    expect(line).toMatchObject({
+      msg: 'request',
+      method: 'GET',
+      route: '/api/v1/users/:id',
+      status: 404,
+      listener: 'tcp',
+    });
     expect(typeof line.durationMs).toBe('number');
   });
 });

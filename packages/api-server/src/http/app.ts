@@ -43,7 +43,12 @@ export function createApp(ctx: AppContext, auth: Authenticator, routes: AnyRoute
   return app;
 }
 
-async function handle(ctx: AppContext, auth: Authenticator, route: AnyRoute, c: Context<AppEnv>): Promise<Response> {
+async function handle(
+  ctx: AppContext,
+  auth: Authenticator,
+  route: AnyRoute,
+  c: Context<AppEnv>,
+): Promise<Response> {
   const transport: Transport = c.env?.transport ?? 'tcp';
   try {
     // 1. body size
@@ -74,7 +79,8 @@ async function handle(ctx: AppContext, auth: Authenticator, route: AnyRoute, c: 
     const query = route.query ? validate(route.query, c.req.query(), '') : undefined;
 
     // 6. body
-    const body = route.body && route.bodyKind !== 'raw' ? validate(route.body, parseJson(rawBody!, c), '') : undefined;
+    const body =
+      route.body && route.bodyKind !== 'raw' ? validate(route.body, parseJson(rawBody!, c), '') : undefined;
 
     // 7. the operation
     const result = await route.handler({ ctx, actor, params, query, body, transport, c });
@@ -84,7 +90,12 @@ async function handle(ctx: AppContext, auth: Authenticator, route: AnyRoute, c: 
   }
 }
 
-async function authenticate(auth: Authenticator, route: AnyRoute, c: Context<AppEnv>, transport: Transport): Promise<Actor | null> {
+async function authenticate(
+  auth: Authenticator,
+  route: AnyRoute,
+  c: Context<AppEnv>,
+  transport: Transport,
+): Promise<Actor | null> {
   if (transport === 'unix') return auth.localActor();
   const header = c.req.header('authorization');
   if (!header) return null;
@@ -150,13 +161,20 @@ function parseJson(bytes: Uint8Array, c: Context): unknown {
   return value;
 }
 
-export function validate<S extends v.GenericSchema>(schema: S, input: unknown, prefix: string): v.InferOutput<S> {
+export function validate<S extends v.GenericSchema>(
+  schema: S,
+  input: unknown,
+  prefix: string,
+): v.InferOutput<S> {
   const result = v.safeParse(schema, input, { abortPipeEarly: true });
   if (result.success) return result.output;
   const issues: ValidationIssue[] = result.issues.slice(0, 20).map((issue) => {
     const dotted = v.getDotPath(issue);
     const unknownField = issue.type === 'strict_object' && issue.expected === 'never';
-    return { path: prefix + (dotted ?? ''), message: unknownField ? 'unknown field; remove it' : issue.message };
+    return {
+      path: prefix + (dotted ?? ''),
+      message: unknownField ? 'unknown field; remove it' : issue.message,
+    };
   });
   throw badRequest(issues);
 }

@@ -14,16 +14,35 @@ export function errorResponse(c: Context, err: unknown, logger: Logger): Respons
     error: err instanceof Error ? `${err.name}: ${err.message}` : String(err),
     stack: err instanceof Error ? err.stack?.split('\n').slice(0, 8).join(' | ') : undefined,
   });
-  return c.json({ code: 'internal', message: 'An unexpected error occurred. Try again; if it persists, check the service log.' }, 500);
+  return c.json(
+    {
+      code: 'internal',
+      message: 'An unexpected error occurred. Try again; if it persists, check the service log.',
+    },
+    500,
+  );
 }
 
 export const unauthorized = () =>
   new AppError(401, 'unauthorized', 'Send a valid credential: Authorization: Bearer <API token>.');
-export const forbidden = (message = 'Your account or token does not have the role this operation requires.') =>
-  new AppError(403, 'forbidden', message);
+export const forbidden = (
+  message = 'Your account or token does not have the role this operation requires.',
+) => new AppError(403, 'forbidden', message);
 export const setupRequired = () =>
-  new AppError(409, 'setup_required', 'No administrator exists yet: create one with POST /api/v1/setup/admin (or `appliance admin create`).');
+  new AppError(
+    409,
+    'setup_required',
+    'No administrator exists yet: create one with POST /api/v1/setup/admin (or `appliance admin create`).',
+  );
 export const tooLarge = (limit: number) =>
-  new AppError(413, 'request_too_large', `The request body is larger than ${limit} bytes; send a smaller body.`);
+  new AppError(
+    413,
+    'request_too_large',
+    `The request body is larger than ${limit} bytes; send a smaller body.`,
+  );
 export const routeNotFound = () =>
-  new AppError(404, 'not_found', 'There is no such route; see /api/v1/openapi.json for the routes this service has.');
+  new AppError(
+    404,
+    'not_found',
+    'There is no such route; see /api/v1/openapi.json for the routes this service has.',
+  );

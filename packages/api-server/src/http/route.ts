@@ -17,7 +17,11 @@ export interface ResponseSpec {
   contentType?: string;
 }
 
-export interface RouteSpec<P extends AnySchema | undefined = undefined, Q extends AnySchema | undefined = undefined, B extends AnySchema | undefined = undefined> {
+export interface RouteSpec<
+  P extends AnySchema | undefined = undefined,
+  Q extends AnySchema | undefined = undefined,
+  B extends AnySchema | undefined = undefined,
+> {
   method: Method;
   /** Hono path under /api/v1, e.g. `/shares/:name/permissions`. */
   path: string;

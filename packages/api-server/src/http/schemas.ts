@@ -18,7 +18,13 @@ export const ErrorBody = v.object({
 /** `?limit=1..500 (default 100)&before=<id>` pagination of audit and alerts. */
 export const PageQuery = v.strictObject({
   limit: v.optional(
-    v.pipe(v.string(), v.regex(/^\d{1,3}$/, 'must be a whole number from 1 to 500'), v.transform(Number), v.minValue(1), v.maxValue(500)),
+    v.pipe(
+      v.string(),
+      v.regex(/^\d{1,3}$/, 'must be a whole number from 1 to 500'),
+      v.transform(Number),
+      v.minValue(1),
+      v.maxValue(500),
+    ),
     '100',
   ),
   before: v.optional(v.pipe(v.string(), v.regex(/^\d{1,15}$/, 'must be an id'), v.transform(Number))),
@@ -26,6 +32,13 @@ export const PageQuery = v.strictObject({
 
 export const UsernameSchema = v.pipe(
   v.string(),
-  v.regex(/^[A-Za-z_][A-Za-z0-9_-]{0,31}$/, 'must start with a letter or _, then up to 31 letters, digits, _ or -'),
+  v.regex(
+    /^[A-Za-z_][A-Za-z0-9_-]{0,31}$/,
+    'must start with a letter or _, then up to 31 letters, digits, _ or -',
+  ),
 );
-export const PasswordSchema = v.pipe(v.string(), v.minLength(8, 'must be at least 8 characters'), v.maxLength(128, 'must be at most 128 characters'));
+export const PasswordSchema = v.pipe(
+  v.string(),
+  v.minLength(8, 'must be at least 8 characters'),
+  v.maxLength(128, 'must be at most 128 characters'),
+);

@@ -42,7 +42,10 @@ export class AuditLog {
 
   list(db: Db, limit: number, before: number | null) {
     const q = db.select().from(auditLog);
-    const rows = (before === null ? q : q.where(lt(auditLog.id, before))).orderBy(desc(auditLog.id)).limit(limit).all();
+    const rows = (before === null ? q : q.where(lt(auditLog.id, before)))
+      .orderBy(desc(auditLog.id))
+      .limit(limit)
+      .all();
     return rows.map((r) => ({ ...r, details: JSON.parse(r.details) as unknown }));
   }
 

@@ -41,7 +41,13 @@ export class Authenticator {
   /** The Unix-socket caller: the local administrator, acting as the admin account. */
   localActor(): Actor {
     const admin = this.ctx.db.select().from(users).where(eq(users.role, 'admin')).get();
-    return { kind: 'local', userId: admin?.id ?? null, username: admin?.username ?? 'local', role: 'admin', tokenId: null };
+    return {
+      kind: 'local',
+      userId: admin?.id ?? null,
+      username: admin?.username ?? 'local',
+      role: 'admin',
+      tokenId: null,
+    };
   }
 
   bearer(raw: string): Actor {
@@ -104,7 +110,11 @@ export class Authenticator {
     }
     this.lockout.succeed(keys);
     if (user.role === 'share-only') {
-      throw new AppError(403, 'share_only_no_api_token', 'This is a file-sharing account; it cannot use the API or create tokens.');
+      throw new AppError(
+        403,
+        'share_only_no_api_token',
+        'This is a file-sharing account; it cannot use the API or create tokens.',
+      );
     }
     return { kind: 'user', userId: user.id, username: user.username, role: user.role, tokenId: null };
   }

@@ -1,4 +1,4 @@
-import { AppError } from '@appliance/common';
+import type { AppError } from '@appliance/common';
 
 /**
  * Named in-process locks. `tryRun` refuses at once when the key is held (per-device locks answer

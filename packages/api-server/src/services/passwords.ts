@@ -27,7 +27,11 @@ export class HashQueue {
   async run<T>(fn: () => Promise<T>): Promise<T> {
     if (this.running >= this.concurrency) {
       if (this.waiting.length >= this.maxWaiting) {
-        throw new AppError(503, 'too_busy', 'Too many password checks are running; try again in a few seconds.');
+        throw new AppError(
+          503,
+          'too_busy',
+          'Too many password checks are running; try again in a few seconds.',
+        );
       }
       await new Promise<void>((r) => this.waiting.push(r));
     }
@@ -65,7 +69,12 @@ export class Passwords {
       const { ln, r, p } = parsed ?? { ln: this.params.ln, r: this.params.r, p: this.params.p };
       const salt = parsed?.salt ?? Buffer.alloc(this.params.saltLen);
       const expected = parsed?.key ?? Buffer.alloc(this.params.keyLen);
-      const key = await scrypt(password, salt, expected.length, { N: 2 ** ln, r, p, maxmem: this.params.maxmem });
+      const key = await scrypt(password, salt, expected.length, {
+        N: 2 ** ln,
+        r,
+        p,
+        maxmem: this.params.maxmem,
+      });
       return timingSafeEqual(key, expected) && parsed !== null;
     });
   }

@@ -46,7 +46,12 @@ export interface Sandbox {
   adminPassword: string;
   /** Every log line the server wrote. */
   logs: string[];
-  call<T = any>(method: string, apiPath: string, body?: unknown, options?: CallOptions): Promise<ApiResponse<T>>;
+  call<T = any>(
+    method: string,
+    apiPath: string,
+    body?: unknown,
+    options?: CallOptions,
+  ): Promise<ApiResponse<T>>;
   /** A JSON dump of every table (for "nothing was written" assertions). */
   dumpDatabase(): string;
   close(options?: { keepRoot?: boolean }): Promise<void>;
@@ -83,7 +88,12 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     ...options.start,
   });
   const url = server.url!;
-  const call = async <T>(method: string, apiPath: string, body?: unknown, o: CallOptions = {}): Promise<ApiResponse<T>> => {
+  const call = async <T>(
+    method: string,
+    apiPath: string,
+    body?: unknown,
+    o: CallOptions = {},
+  ): Promise<ApiResponse<T>> => {
     const headers: Record<string, string> = { ...o.headers };
     const token = o.token === undefined ? sandbox.token : o.token;
     if (token) headers['authorization'] ??= `Bearer ${token}`;
@@ -95,7 +105,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     }
     const full = apiPath.startsWith('/api/') ? apiPath : `/api/v1${apiPath}`;
     if (o.via === 'unix') return unixRequest<T>(socket, method, full, headers, payload);
-    const res = await fetch(`${url}${full}`, { method, headers, ...(payload !== undefined ? { body: payload } : {}) });
+    const res = await fetch(`${url}${full}`, {
+      method,
+      headers,
+      ...(payload !== undefined ? { body: payload } : {}),
+    });
     const text = await res.text();
     return { status: res.status, body: parse(text) as T, text, headers: res.headers };
   };
@@ -116,10 +130,21 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     },
   };
   if (options.admin !== false) {
-    const admin = await call('POST', '/setup/admin', { username: 'admin', password: ADMIN_PASSWORD }, { token: null });
-    if (admin.status !== 201 && admin.status !== 409) throw new Error(`admin create failed: ${admin.status} ${admin.text}`);
+    const admin = await call(
+      'POST',
+      '/setup/admin',
+      { username: 'admin', password: ADMIN_PASSWORD },
+      { token: null },
+    );
+    if (admin.status !== 201 && admin.status !== 409)
+      throw new Error(`admin create failed: ${admin.status} ${admin.text}`);
     const basic = Buffer.from(`admin:${ADMIN_PASSWORD}`).toString('base64');
-    const tok = await call<{ token: string }>('POST', '/tokens', { name: 'test', role: 'admin' }, { token: null, headers: { authorization: `Basic ${basic}` } });
+    const tok = await call<{ token: string }>(
+      'POST',
+      '/tokens',
+      { name: 'test', role: 'admin' },
+      { token: null, headers: { authorization: `Basic ${basic}` } },
+    );
     if (tok.status !== 201) throw new Error(`token create failed: ${tok.status} ${tok.text}`);
     sandbox.token = tok.body.token;
   }
@@ -134,7 +159,13 @@ function parse(text: string): unknown {
   }
 }
 
-function unixRequest<T>(socketPath: string, method: string, p: string, headers: Record<string, string>, payload?: string | Uint8Array): Promise<ApiResponse<T>> {
+function unixRequest<T>(
+  socketPath: string,
+  method: string,
+  p: string,
+  headers: Record<string, string>,
+  payload?: string | Uint8Array,
+): Promise<ApiResponse<T>> {
   return new Promise((resolve, reject) => {
     const req = http.request({ socketPath, method, path: p, headers }, (res) => {
       const chunks: Buffer[] = [];

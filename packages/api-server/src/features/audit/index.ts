@@ -19,7 +19,10 @@ const EntrySchema = v.object({
 export const auditFeature: Feature = {
   name: 'audit',
   start: (ctx) => {
-    const prune = () => ctx.writes.run((db) => ctx.audit.prune(db, new Date(ctx.clock.now().getTime() - 365 * DAY))).catch(() => undefined);
+    const prune = () =>
+      ctx.writes
+        .run((db) => ctx.audit.prune(db, new Date(ctx.clock.now().getTime() - 365 * DAY)))
+        .catch(() => undefined);
     void prune();
     const timer = setInterval(prune, DAY);
     timer.unref();
@@ -33,7 +36,12 @@ export const auditFeature: Feature = {
       summary: 'The audit log, newest first',
       tags: ['audit'],
       query: PageQuery,
-      responses: { 200: { description: 'Entries', schema: v.object({ entries: v.array(EntrySchema), nextBefore: v.nullable(v.number()) }) } },
+      responses: {
+        200: {
+          description: 'Entries',
+          schema: v.object({ entries: v.array(EntrySchema), nextBefore: v.nullable(v.number()) }),
+        },
+      },
       handler: ({ ctx, query }) => {
         const entries = ctx.audit.list(ctx.db, query.limit, query.before ?? null);
         const last = entries.at(-1);

@@ -21,8 +21,16 @@ export function undocumented(list: ReturnType<typeof routes>): string[] {
     if (!r.role) problems.push(`${id}: no role`);
     const success = Object.entries(r.responses).filter(([s]) => Number(s) < 300);
     if (success.length === 0) problems.push(`${id}: no success response`);
-    for (const [s, spec] of success) if (Number(s) !== 204 && !spec.schema && !spec.contentType) problems.push(`${id}: response ${s} has no schema`);
-    if (['POST', 'PUT', 'PATCH'].includes(r.method) && !r.body && r.bodyKind !== 'raw' && !r.path.endsWith('/test') && !r.path.endsWith('/refresh')) {
+    for (const [s, spec] of success)
+      if (Number(s) !== 204 && !spec.schema && !spec.contentType)
+        problems.push(`${id}: response ${s} has no schema`);
+    if (
+      ['POST', 'PUT', 'PATCH'].includes(r.method) &&
+      !r.body &&
+      r.bodyKind !== 'raw' &&
+      !r.path.endsWith('/test') &&
+      !r.path.endsWith('/refresh')
+    ) {
       problems.push(`${id}: a write without a body schema`);
     }
     if (r.path.includes(':') && !r.params) problems.push(`${id}: path parameters without a schema`);

@@ -17,7 +17,10 @@ export function buildOpenApi(routes: AnyRoute[], version: string): Json {
   for (const route of routes) {
     const path = `${API_PREFIX}${route.path}`.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
     const parameters: Json[] = [];
-    for (const [where, schema] of [['path', route.params], ['query', route.query]] as const) {
+    for (const [where, schema] of [
+      ['path', route.params],
+      ['query', route.query],
+    ] as const) {
       if (!schema) continue;
       const json = schemaOf(schema, 'input');
       const props = (json['properties'] ?? {}) as Record<string, Json>;
@@ -56,14 +59,17 @@ export function buildOpenApi(routes: AnyRoute[], version: string): Json {
       tags: route.tags,
       'x-role': route.role,
       ...(route.socketBeforeSetup ? { 'x-unix-socket-before-setup': true } : {}),
-      security: route.role === 'public' ? [] : route.allowBasic ? [{ bearer: [] }, { basic: [] }] : [{ bearer: [] }],
+      security:
+        route.role === 'public' ? [] : route.allowBasic ? [{ bearer: [] }, { basic: [] }] : [{ bearer: [] }],
       ...(parameters.length ? { parameters } : {}),
       ...(route.body
         ? {
             requestBody: {
               required: true,
               content: {
-                [route.bodyKind === 'raw' ? 'multipart/form-data' : 'application/json']: { schema: schemaOf(route.body, 'input') },
+                [route.bodyKind === 'raw' ? 'multipart/form-data' : 'application/json']: {
+                  schema: schemaOf(route.body, 'input'),
+                },
               },
             },
           }
@@ -106,7 +112,10 @@ export function renderReference(doc: Json): string {
 ${op['parameters'] ? `<h4>Parameters</h4><pre>${esc(JSON.stringify(op['parameters'], null, 2))}</pre>` : ''}
 ${body ? `<h4>Request body</h4><pre>${esc(JSON.stringify(body, null, 2))}</pre>` : ''}
 <h4>Responses</h4>${Object.entries(responses)
-        .map(([s, r]) => `<p><b>${s}</b> ${esc(String(r['description']))}</p>${r['content'] && s < '300' ? `<pre>${esc(JSON.stringify(r['content'], null, 2))}</pre>` : ''}`)
+        .map(
+          ([s, r]) =>
+            `<p><b>${s}</b> ${esc(String(r['description']))}</p>${r['content'] && s < '300' ? `<pre>${esc(JSON.stringify(r['content'], null, 2))}</pre>` : ''}`,
+        )
         .join('\n')}
 </details>`);
     }

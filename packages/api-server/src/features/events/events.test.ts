@@ -2,7 +2,10 @@ import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../testing/sandbox.ts';
 
-function openStream(url: string, token: string): Promise<{ chunks: string[]; res: http.IncomingMessage; close: () => void }> {
+function openStream(
+  url: string,
+  token: string,
+): Promise<{ chunks: string[]; res: http.IncomingMessage; close: () => void }> {
   return new Promise((resolve, reject) => {
     const req = http.get(`${url}/api/v1/events`, { headers: { authorization: `Bearer ${token}` } }, (res) => {
       const chunks: string[] = [];
@@ -33,7 +36,11 @@ describe('GET /events', () => {
     try {
       expect(stream.res.headers['content-type']).toContain('text/event-stream');
       await until(() => stream.chunks.join('').includes(': connected'));
-      s.server.ctx.events.publish({ type: 'notification', id: 812, data: { id: 812, eventType: 'disk_offline', severity: 'critical' } });
+      s.server.ctx.events.publish({
+        type: 'notification',
+        id: 812,
+        data: { id: 812, eventType: 'disk_offline', severity: 'critical' },
+      });
       const p = s.server.ctx.events.progress('op-1', 'share_data.delete', 'media');
       p.update({ filesDeleted: 1 }, 1_000);
       p.update({ filesDeleted: 2 }, 1_100); // throttled (≤ 4/s)

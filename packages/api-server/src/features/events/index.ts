@@ -21,7 +21,12 @@ export function eventsFeature(auth: Authenticator, pingMs = PING_MS): Feature {
         tags: ['events'],
         responses: { 200: { description: 'text/event-stream', contentType: 'text/event-stream' } },
         handler: ({ ctx, c, transport }) => {
-          if (open >= MAX_STREAMS) throw new AppError(503, 'too_busy', `At most ${MAX_STREAMS} event streams may be open; close one and retry.`);
+          if (open >= MAX_STREAMS)
+            throw new AppError(
+              503,
+              'too_busy',
+              `At most ${MAX_STREAMS} event streams may be open; close one and retry.`,
+            );
           const authorization = c.req.header('authorization') ?? '';
           open++;
           return streamSSE(c, async (stream) => {
@@ -57,7 +62,11 @@ export function eventsFeature(auth: Authenticator, pingMs = PING_MS): Feature {
                     }
                     await stream.write(': ping\n\n');
                   } else {
-                    await stream.writeSSE({ event: item.event, data: item.data, ...(item.id ? { id: item.id } : {}) });
+                    await stream.writeSSE({
+                      event: item.event,
+                      data: item.data,
+                      ...(item.id ? { id: item.id } : {}),
+                    });
                   }
                 }
               }

@@ -14,10 +14,17 @@ export const HostnameSchema = v.pipe(
   v.string(),
   v.minLength(1, 'must not be empty'),
   v.maxLength(253, 'must be at most 253 characters'),
-  v.check((h) => h.split('.').every((l) => HOST_LABEL.test(l)), 'must be dot-separated labels of lowercase letters, digits and inner hyphens'),
+  v.check(
+    (h) => h.split('.').every((l) => HOST_LABEL.test(l)),
+    'must be dot-separated labels of lowercase letters, digits and inner hyphens',
+  ),
 );
 
-const SettingsSchema = v.object({ hostname: v.string(), timezone: v.string(), backupPassphraseSet: v.boolean() });
+const SettingsSchema = v.object({
+  hostname: v.string(),
+  timezone: v.string(),
+  backupPassphraseSet: v.boolean(),
+});
 
 export function defaultHostname(): string {
   const h = os.hostname().toLowerCase();
@@ -28,7 +35,13 @@ export function defaultHostname(): string {
 export function ensureSettings(ctx: AppContext): void {
   ctx.db
     .insert(settings)
-    .values({ id: 1, hostname: defaultHostname(), timezone: 'UTC', backupPassphrase: null, updatedAt: ctx.clock.now().toISOString() })
+    .values({
+      id: 1,
+      hostname: defaultHostname(),
+      timezone: 'UTC',
+      backupPassphrase: null,
+      updatedAt: ctx.clock.now().toISOString(),
+    })
     .onConflictDoNothing()
     .run();
 }
@@ -64,12 +77,26 @@ export const settingsFeature: Feature = {
       tags: ['settings'],
       body: v.strictObject({
         hostname: HostnameSchema,
-        timezone: v.pipe(v.string(), v.check((t) => TIMEZONES.has(t), 'must be an IANA time zone name or UTC')),
-        backupPassphrase: v.optional(v.nullable(v.pipe(v.string(), v.minLength(12, 'must be at least 12 characters'), v.maxLength(1024, 'must be at most 1,024 characters')))),
+        timezone: v.pipe(
+          v.string(),
+          v.check((t) => TIMEZONES.has(t), 'must be an IANA time zone name or UTC'),
+        ),
+        backupPassphrase: v.optional(
+          v.nullable(
+            v.pipe(
+              v.string(),
+              v.minLength(12, 'must be at least 12 characters'),
+              v.maxLength(1024, 'must be at most 1,024 characters'),
+            ),
+          ),
+        ),
       }),
       responses: { 200: { description: 'Settings', schema: SettingsSchema } },
       handler: async ({ ctx, actor, body }) => {
-        const sealed = typeof body.backupPassphrase === 'string' ? ctx.sealer.seal(body.backupPassphrase) : body.backupPassphrase;
+        const sealed =
+          typeof body.backupPassphrase === 'string'
+            ? ctx.sealer.seal(body.backupPassphrase)
+            : body.backupPassphrase;
         const row = await ctx.writes.run((db) => {
           db.update(settings)
             .set({
@@ -83,7 +110,11 @@ export const settingsFeature: Feature = {
           ctx.audit.record(db, actor, {
             operation: 'settings.update',
             target: 'settings',
-            details: { hostname: body.hostname, timezone: body.timezone, backupPassphrase: sealed === undefined ? 'kept' : sealed === null ? 'cleared' : 'set' },
+            details: {
+              hostname: body.hostname,
+              timezone: body.timezone,
+              backupPassphrase: sealed === undefined ? 'kept' : sealed === null ? 'cleared' : 'set',
+            },
           });
           return readSettings(db);
         });

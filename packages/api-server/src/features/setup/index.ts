@@ -37,11 +37,18 @@ export function setupFeature(auth: Authenticator): Feature {
         handler: async ({ ctx, actor, body }) => {
           if (auth.adminExists()) throw setupComplete();
           const hash = await auth.passwords.hash(body.password);
-          await ctx.hooks.sambaAccounts?.setPassword(body.username.toLowerCase(), body.password).catch((err: unknown) => {
-            throw new AppError(502, 'samba_password_failed', 'Setting the Samba password failed; nothing was saved. Check the service log.', {
-              reason: err instanceof Error ? err.message.slice(0, 200) : 'unknown',
+          await ctx.hooks.sambaAccounts
+            ?.setPassword(body.username.toLowerCase(), body.password)
+            .catch((err: unknown) => {
+              throw new AppError(
+                502,
+                'samba_password_failed',
+                'Setting the Samba password failed; nothing was saved. Check the service log.',
+                {
+                  reason: err instanceof Error ? err.message.slice(0, 200) : 'unknown',
+                },
+              );
             });
-          });
           const now = ctx.clock.now().toISOString();
           const row = await ctx.writes.run((db) => {
             // Check and insert in one IMMEDIATE transaction; the partial unique index
@@ -51,7 +58,14 @@ export function setupFeature(auth: Authenticator): Feature {
             checkNewUsername(ctx, db, body.username);
             const inserted = db
               .insert(users)
-              .values({ id: ctx.random.uuid(), username: body.username, role: 'admin', passwordHash: hash, createdAt: now, updatedAt: now })
+              .values({
+                id: ctx.random.uuid(),
+                username: body.username,
+                role: 'admin',
+                passwordHash: hash,
+                createdAt: now,
+                updatedAt: now,
+              })
               .returning()
               .get();
             ctx.audit.record(db, actor, { operation: 'setup.admin_create', target: inserted.username });

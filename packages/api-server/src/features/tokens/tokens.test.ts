@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../testing/sandbox.ts';
 
-const basic = (u: string, p: string) => ({ authorization: `Basic ${Buffer.from(`${u}:${p}`).toString('base64')}` });
+const basic = (u: string, p: string) => ({
+  authorization: `Basic ${Buffer.from(`${u}:${p}`).toString('base64')}`,
+});
 
 describe('tokens (08 §3, §16 scenarios 4–6)', () => {
   let s: Sandbox;
@@ -13,12 +15,19 @@ describe('tokens (08 §3, §16 scenarios 4–6)', () => {
   afterAll(() => s.close());
 
   it('creates a token with Basic credentials (username ignoring case), stores only its SHA-256', async () => {
-    const r = await s.call('POST', '/tokens', { name: 'ui', role: 'admin' }, { token: null, headers: basic('ADMIN', s.adminPassword) });
+    const r = await s.call(
+      'POST',
+      '/tokens',
+      { name: 'ui', role: 'admin' },
+      { token: null, headers: basic('ADMIN', s.adminPassword) },
+    );
     expect(r.status).toBe(201);
     expect(r.body).toMatchObject({ name: 'ui', role: 'admin', username: 'admin', expiresAt: null });
     expect(r.body.token).toMatch(/^apat_[0-9a-f]{64}$/);
     const { createHash } = await import('node:crypto');
-    const row = s.server.ctx.sqlite.prepare('select token_hash from api_tokens where id = ?').get(r.body.id) as { token_hash: string };
+    const row = s.server.ctx.sqlite
+      .prepare('select token_hash from api_tokens where id = ?')
+      .get(r.body.id) as { token_hash: string };
     expect(row.token_hash).toBe(createHash('sha256').update(r.body.token).digest('hex'));
     expect((await s.call('GET', '/users', undefined, { token: r.body.token })).status).toBe(200);
     const list = await s.call('GET', '/tokens');
@@ -26,19 +35,36 @@ describe('tokens (08 §3, §16 scenarios 4–6)', () => {
   });
 
   it('caps the role by the caller and refuses share-only accounts', async () => {
-    const up = await s.call('POST', '/tokens', { name: 'v', role: 'admin' }, { token: null, headers: basic('vera', 'viewer password') });
+    const up = await s.call(
+      'POST',
+      '/tokens',
+      { name: 'v', role: 'admin' },
+      { token: null, headers: basic('vera', 'viewer password') },
+    );
     expect(up.status).toBe(403);
     expect(up.body.code).toBe('token_role_exceeds_caller');
-    const v = await s.call('POST', '/tokens', { name: 'v', role: 'viewer' }, { token: null, headers: basic('vera', 'viewer password') });
+    const v = await s.call(
+      'POST',
+      '/tokens',
+      { name: 'v', role: 'viewer' },
+      { token: null, headers: basic('vera', 'viewer password') },
+    );
     expect(v.status).toBe(201);
     expect((await s.call('POST', '/users', { username: 'x1' }, { token: v.body.token })).status).toBe(403);
-    const sam = await s.call('POST', '/tokens', { name: 's', role: 'viewer' }, { token: null, headers: basic('sam', 'share password') });
+    const sam = await s.call(
+      'POST',
+      '/tokens',
+      { name: 's', role: 'viewer' },
+      { token: null, headers: basic('sam', 'share password') },
+    );
     expect(sam.status).toBe(403);
     expect(sam.body.code).toBe('share_only_no_api_token');
     // a viewer sees and deletes only its own tokens
     const mine = await s.call('GET', '/tokens', undefined, { token: v.body.token });
     expect(mine.body.tokens.every((t: { username: string }) => t.username === 'vera')).toBe(true);
-    const adminTokens = (await s.call('GET', '/tokens')).body.tokens.filter((t: { username: string }) => t.username === 'admin');
+    const adminTokens = (await s.call('GET', '/tokens')).body.tokens.filter(
+      (t: { username: string }) => t.username === 'admin',
+    );
     const del = await s.call('DELETE', `/tokens/${adminTokens[0].id}`, undefined, { token: v.body.token });
     expect(del.status).toBe(404);
     expect(del.body.code).toBe('token_not_found');
@@ -47,30 +73,59 @@ describe('tokens (08 §3, §16 scenarios 4–6)', () => {
   it('lets the admin create a token for another account, and caps it by that account', async () => {
     const users = (await s.call('GET', '/users')).body.users as Array<{ id: string; username: string }>;
     const vera = users.find((u) => u.username === 'vera')!;
-    expect((await s.call('POST', '/tokens', { name: 'for-vera', role: 'viewer', userId: vera.id })).body.username).toBe('vera');
-    expect((await s.call('POST', '/tokens', { name: 'for-vera', role: 'admin', userId: vera.id })).body.code).toBe('token_role_exceeds_caller');
-    expect((await s.call('POST', '/tokens', { name: 'x', role: 'viewer', userId: '00000000-0000-0000-0000-000000000000' })).body.code).toBe('user_not_found');
+    expect(
+      (await s.call('POST', '/tokens', { name: 'for-vera', role: 'viewer', userId: vera.id })).body.username,
+    ).toBe('vera');
+    expect(
+      (await s.call('POST', '/tokens', { name: 'for-vera', role: 'admin', userId: vera.id })).body.code,
+    ).toBe('token_role_exceeds_caller');
+    expect(
+      (
+        await s.call('POST', '/tokens', {
+          name: 'x',
+          role: 'viewer',
+          userId: '00000000-0000-0000-0000-000000000000',
+        })
+      ).body.code,
+    ).toBe('user_not_found');
   });
 
   it('expires tokens', async () => {
     const r = await s.call('POST', '/tokens', { name: 'short', role: 'viewer', expiresInSeconds: 60 });
     expect(r.status).toBe(201);
     expect(Date.parse(r.body.expiresAt) - Date.parse(r.body.createdAt)).toBe(60_000);
-    s.server.ctx.sqlite.prepare('update api_tokens set expires_at = ? where id = ?').run('2000-01-01T00:00:00.000Z', r.body.id);
+    s.server.ctx.sqlite
+      .prepare('update api_tokens set expires_at = ? where id = ?')
+      .run('2000-01-01T00:00:00.000Z', r.body.id);
     expect((await s.call('GET', '/users', undefined, { token: r.body.token })).status).toBe(401);
   });
 
   it('locks out after five failed Basic logins: the sixth answers 429 with retryAfterSeconds', async () => {
     await s.call('POST', '/users', { username: 'mallory', role: 'viewer', password: 'mallory password' });
     for (let i = 0; i < 5; i++) {
-      const r = await s.call('POST', '/tokens', { name: 'x', role: 'viewer' }, { token: null, headers: basic('mallory', `wrong${i}`) });
+      const r = await s.call(
+        'POST',
+        '/tokens',
+        { name: 'x', role: 'viewer' },
+        { token: null, headers: basic('mallory', `wrong${i}`) },
+      );
       expect(r.status).toBe(401);
     }
-    const sixth = await s.call('POST', '/tokens', { name: 'x', role: 'viewer' }, { token: null, headers: basic('mallory', 'mallory password') });
+    const sixth = await s.call(
+      'POST',
+      '/tokens',
+      { name: 'x', role: 'viewer' },
+      { token: null, headers: basic('mallory', 'mallory password') },
+    );
     expect(sixth.status).toBe(429);
     expect(sixth.body.code).toBe('rate_limited');
     expect(sixth.body.details.retryAfterSeconds).toBeGreaterThan(0);
-    const unknown = await s.call('POST', '/tokens', { name: 'x', role: 'viewer' }, { token: null, headers: basic('nobody', 'x') });
+    const unknown = await s.call(
+      'POST',
+      '/tokens',
+      { name: 'x', role: 'viewer' },
+      { token: null, headers: basic('nobody', 'x') },
+    );
     expect(unknown.status).toBe(429); // same source address is locked too
   });
 });
@@ -81,8 +136,18 @@ describe('token limit', () => {
     try {
       const admin = (await s.call('GET', '/users')).body.users[0];
       const now = new Date().toISOString();
-      const insert = s.server.ctx.sqlite.prepare('insert into api_tokens (id, token_hash, user_id, name, role, created_at) values (?, ?, ?, ?, ?, ?)');
-      for (let i = 0; i < 99; i++) insert.run(`00000000-0000-4000-8000-${String(i).padStart(12, '0')}`, `h${i}`, admin.id, `t${i}`, 'viewer', now);
+      const insert = s.server.ctx.sqlite.prepare(
+        'insert into api_tokens (id, token_hash, user_id, name, role, created_at) values (?, ?, ?, ?, ?, ?)',
+      );
+      for (let i = 0; i < 99; i++)
+        insert.run(
+          `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
+          `h${i}`,
+          admin.id,
+          `t${i}`,
+          'viewer',
+          now,
+        );
       const r = await s.call('POST', '/tokens', { name: 'one too many', role: 'viewer' });
       expect(r.status).toBe(409);
       expect(r.body.code).toBe('token_limit_reached');

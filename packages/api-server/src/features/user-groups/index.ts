@@ -9,7 +9,8 @@ import type { Feature } from '../feature.ts';
 
 const GroupSchema = v.object({ id: v.string(), name: v.string(), memberUserIds: v.array(v.string()) });
 
-const groupNotFound = (id: string) => new AppError(404, 'group_not_found', `No user group has the id ${id}.`, { groupId: id });
+const groupNotFound = (id: string) =>
+  new AppError(404, 'group_not_found', `No user group has the id ${id}.`, { groupId: id });
 
 function loadGroup(db: Db, id: string) {
   const g = db.select().from(userGroups).where(eq(userGroups.id, id)).get();
@@ -45,10 +46,21 @@ export const userGroupsFeature: Feature = {
       responses: { 201: { description: 'The group', schema: GroupSchema } },
       handler: async ({ ctx, actor, body }) => {
         const group = await ctx.writes.run((db) => {
-          const taken = db.select({ id: userGroups.id }).from(userGroups).where(sql`lower(${userGroups.name}) = ${body.name.toLowerCase()}`).get();
-          if (taken) throw new AppError(409, 'group_exists', `A group named ${body.name} already exists (names are compared ignoring case).`);
+          const taken = db
+            .select({ id: userGroups.id })
+            .from(userGroups)
+            .where(sql`lower(${userGroups.name}) = ${body.name.toLowerCase()}`)
+            .get();
+          if (taken)
+            throw new AppError(
+              409,
+              'group_exists',
+              `A group named ${body.name} already exists (names are compared ignoring case).`,
+            );
           const id = ctx.random.uuid();
-          db.insert(userGroups).values({ id, name: body.name, createdAt: ctx.clock.now().toISOString() }).run();
+          db.insert(userGroups)
+            .values({ id, name: body.name, createdAt: ctx.clock.now().toISOString() })
+            .run();
           ctx.audit.record(db, actor, { operation: 'user_group.create', target: body.name });
           return { id, name: body.name, memberUserIds: [] as string[] };
         });
@@ -63,13 +75,20 @@ export const userGroupsFeature: Feature = {
       tags: ['user-groups'],
       responses: { 200: { description: 'Groups', schema: v.object({ groups: v.array(GroupSchema) }) } },
       handler: ({ ctx }) => {
-        const groups = ctx.db.select().from(userGroups).orderBy(asc(sql`lower(${userGroups.name})`)).all();
+        const groups = ctx.db
+          .select()
+          .from(userGroups)
+          .orderBy(asc(sql`lower(${userGroups.name})`))
+          .all();
         const members = ctx.db.select().from(userGroupMembers).all();
         return ok({
           groups: groups.map((g) => ({
             id: g.id,
             name: g.name,
-            memberUserIds: members.filter((m) => m.groupId === g.id).map((m) => m.userId).sort(),
+            memberUserIds: members
+              .filter((m) => m.groupId === g.id)
+              .map((m) => m.userId)
+              .sort(),
           })),
         });
       },
@@ -92,7 +111,7 @@ export const userGroupsFeature: Feature = {
       method: 'DELETE',
       path: '/user-groups/:id',
       role: 'admin',
-      summary: "Delete a group with its memberships and share grants",
+      summary: 'Delete a group with its memberships and share grants',
       tags: ['user-groups'],
       params: IdParams,
       responses: { 204: { description: 'Deleted' } },
@@ -129,15 +148,31 @@ export const userGroupsFeature: Feature = {
           const g = db.select().from(userGroups).where(eq(userGroups.id, params.id)).get();
           if (!g) throw groupNotFound(params.id);
           if (body.userIds.length > 0) {
-            const known = new Set(db.select({ id: users.id }).from(users).where(inArray(users.id, body.userIds)).all().map((u) => u.id));
+            const known = new Set(
+              db
+                .select({ id: users.id })
+                .from(users)
+                .where(inArray(users.id, body.userIds))
+                .all()
+                .map((u) => u.id),
+            );
             const unknown = body.userIds.find((id) => !known.has(id));
-            if (unknown) throw new AppError(404, 'user_not_found', `No user has the id ${unknown}.`, { userId: unknown });
+            if (unknown)
+              throw new AppError(404, 'user_not_found', `No user has the id ${unknown}.`, {
+                userId: unknown,
+              });
           }
           db.delete(userGroupMembers).where(eq(userGroupMembers.groupId, params.id)).run();
           if (body.userIds.length > 0) {
-            db.insert(userGroupMembers).values(body.userIds.map((userId) => ({ groupId: params.id, userId }))).run();
+            db.insert(userGroupMembers)
+              .values(body.userIds.map((userId) => ({ groupId: params.id, userId })))
+              .run();
           }
-          ctx.audit.record(db, actor, { operation: 'user_group.members_update', target: g.name, details: { members: body.userIds.length } });
+          ctx.audit.record(db, actor, {
+            operation: 'user_group.members_update',
+            target: g.name,
+            details: { members: body.userIds.length },
+          });
           return loadGroup(db, params.id)!;
         });
         await ctx.hooks.regenerateSamba();

@@ -9,12 +9,21 @@ import type { Feature } from '../feature.ts';
 import { checkNewUsername, findUser, toUser, userNotFound, UserSchema } from './model.ts';
 
 const cannotModifyAdmin = () =>
-  new AppError(403, 'cannot_modify_admin', 'The administrator account cannot be deleted and its role cannot change (its password can).');
+  new AppError(
+    403,
+    'cannot_modify_admin',
+    'The administrator account cannot be deleted and its role cannot change (its password can).',
+  );
 
 const sambaFailed = (code: string, err: unknown) =>
-  new AppError(502, code, 'The Samba account could not be updated; nothing was saved. Check the service log.', {
-    reason: err instanceof Error ? err.message.slice(0, 200) : 'unknown',
-  });
+  new AppError(
+    502,
+    code,
+    'The Samba account could not be updated; nothing was saved. Check the service log.',
+    {
+      reason: err instanceof Error ? err.message.slice(0, 200) : 'unknown',
+    },
+  );
 
 export function usersFeature(passwords: Passwords): Feature {
   return {
@@ -28,7 +37,10 @@ export function usersFeature(passwords: Passwords): Feature {
         tags: ['users'],
         body: v.strictObject({
           username: UsernameSchema,
-          role: v.optional(v.picklist(['viewer', 'share-only'], 'must be viewer or share-only'), 'share-only'),
+          role: v.optional(
+            v.picklist(['viewer', 'share-only'], 'must be viewer or share-only'),
+            'share-only',
+          ),
           password: v.optional(PasswordSchema),
         }),
         responses: { 201: { description: 'The new user', schema: UserSchema } },
@@ -37,19 +49,32 @@ export function usersFeature(passwords: Passwords): Feature {
           checkNewUsername(ctx, ctx.db, body.username);
           const hash = body.password === undefined ? null : await passwords.hash(body.password);
           if (body.password !== undefined && ctx.hooks.sambaAccounts) {
-            await ctx.hooks.sambaAccounts.setPassword(body.username.toLowerCase(), body.password).catch((e: unknown) => {
-              throw sambaFailed('samba_password_failed', e);
-            });
+            await ctx.hooks.sambaAccounts
+              .setPassword(body.username.toLowerCase(), body.password)
+              .catch((e: unknown) => {
+                throw sambaFailed('samba_password_failed', e);
+              });
           }
           const now = ctx.clock.now().toISOString();
           const row = await ctx.writes.run((db) => {
             checkNewUsername(ctx, db, body.username);
             const inserted = db
               .insert(users)
-              .values({ id: ctx.random.uuid(), username: body.username, role: body.role, passwordHash: hash, createdAt: now, updatedAt: now })
+              .values({
+                id: ctx.random.uuid(),
+                username: body.username,
+                role: body.role,
+                passwordHash: hash,
+                createdAt: now,
+                updatedAt: now,
+              })
               .returning()
               .get();
-            ctx.audit.record(db, actor, { operation: 'user.create', target: inserted.username, details: { role: inserted.role } });
+            ctx.audit.record(db, actor, {
+              operation: 'user.create',
+              target: inserted.username,
+              details: { role: inserted.role },
+            });
             return inserted;
           });
           return created(toUser(row));
@@ -62,7 +87,15 @@ export function usersFeature(passwords: Passwords): Feature {
         summary: 'List users by lowercase username',
         tags: ['users'],
         responses: { 200: { description: 'Users', schema: v.object({ users: v.array(UserSchema) }) } },
-        handler: ({ ctx }) => ok({ users: ctx.db.select().from(users).orderBy(asc(sql`lower(${users.username})`)).all().map(toUser) }),
+        handler: ({ ctx }) =>
+          ok({
+            users: ctx.db
+              .select()
+              .from(users)
+              .orderBy(asc(sql`lower(${users.username})`))
+              .all()
+              .map(toUser),
+          }),
       }),
       defineRoute({
         method: 'GET',
@@ -86,7 +119,10 @@ export function usersFeature(passwords: Passwords): Feature {
         tags: ['users'],
         params: IdParams,
         body: v.pipe(
-          v.strictObject({ role: v.optional(v.picklist(['viewer', 'share-only'], 'must be viewer or share-only')), password: v.optional(PasswordSchema) }),
+          v.strictObject({
+            role: v.optional(v.picklist(['viewer', 'share-only'], 'must be viewer or share-only')),
+            password: v.optional(PasswordSchema),
+          }),
           v.check((b) => b.role !== undefined || b.password !== undefined, 'send role, password or both'),
         ),
         responses: { 200: { description: 'The user', schema: UserSchema } },
@@ -96,9 +132,11 @@ export function usersFeature(passwords: Passwords): Feature {
           if (current.role === 'admin' && body.role !== undefined) throw cannotModifyAdmin();
           const hash = body.password === undefined ? undefined : await passwords.hash(body.password);
           if (body.password !== undefined && ctx.hooks.sambaAccounts) {
-            await ctx.hooks.sambaAccounts.setPassword(current.username.toLowerCase(), body.password).catch((e: unknown) => {
-              throw sambaFailed('samba_password_failed', e);
-            });
+            await ctx.hooks.sambaAccounts
+              .setPassword(current.username.toLowerCase(), body.password)
+              .catch((e: unknown) => {
+                throw sambaFailed('samba_password_failed', e);
+              });
           }
           const now = ctx.clock.now().toISOString();
           const row = await ctx.writes.run((db) => {
@@ -107,7 +145,11 @@ export function usersFeature(passwords: Passwords): Feature {
             if (fresh.role === 'admin' && body.role !== undefined) throw cannotModifyAdmin();
             const updated = db
               .update(users)
-              .set({ ...(body.role ? { role: body.role } : {}), ...(hash ? { passwordHash: hash } : {}), updatedAt: now })
+              .set({
+                ...(body.role ? { role: body.role } : {}),
+                ...(hash ? { passwordHash: hash } : {}),
+                updatedAt: now,
+              })
               .where(eq(users.id, params.id))
               .returning()
               .get()!;
@@ -115,7 +157,10 @@ export function usersFeature(passwords: Passwords): Feature {
             ctx.audit.record(db, actor, {
               operation: 'user.update',
               target: updated.username,
-              details: { ...(body.role ? { role: body.role } : {}), passwordChanged: body.password !== undefined },
+              details: {
+                ...(body.role ? { role: body.role } : {}),
+                passwordChanged: body.password !== undefined,
+              },
             });
             return updated;
           });
@@ -156,4 +201,3 @@ export function usersFeature(passwords: Passwords): Feature {
     ],
   };
 }
-

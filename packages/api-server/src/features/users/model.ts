@@ -29,14 +29,21 @@ export function toUser(row: UserRow): v.InferOutput<typeof UserSchema> {
   };
 }
 
-export const userNotFound = (id: string) => new AppError(404, 'user_not_found', `No user has the id ${id}.`, { userId: id });
+export const userNotFound = (id: string) =>
+  new AppError(404, 'user_not_found', `No user has the id ${id}.`, { userId: id });
 
 export function findUser(db: Db, id: string): UserRow | undefined {
   return db.select().from(users).where(eq(users.id, id)).get();
 }
 
 export function usernameTaken(db: Db, username: string): boolean {
-  return db.select({ id: users.id }).from(users).where(sql`lower(${users.username}) = ${username.toLowerCase()}`).get() !== undefined;
+  return (
+    db
+      .select({ id: users.id })
+      .from(users)
+      .where(sql`lower(${users.username}) = ${username.toLowerCase()}`)
+      .get() !== undefined
+  );
 }
 
 /** 08 §4.1: a name of the host's passwd database not created by the appliance is unavailable. */
@@ -53,9 +60,17 @@ export function hostAccountExists(ctx: AppContext, username: string): boolean {
 
 export function checkNewUsername(ctx: AppContext, db: Db, username: string): void {
   if (usernameTaken(db, username)) {
-    throw new AppError(409, 'user_exists', `A user named ${username} already exists (names are compared ignoring case).`);
+    throw new AppError(
+      409,
+      'user_exists',
+      `A user named ${username} already exists (names are compared ignoring case).`,
+    );
   }
   if (hostAccountExists(ctx, username)) {
-    throw new AppError(409, 'username_unavailable', `${username} is a system account of this machine; choose another name.`);
+    throw new AppError(
+      409,
+      'username_unavailable',
+      `${username} is a system account of this machine; choose another name.`,
+    );
   }
 }

@@ -15,42 +15,72 @@ describe('users and groups (08 §4–§5, §16 scenarios 7–8)', () => {
     expect((await s.call('POST', '/users', { username: 'ALICE' })).body.code).toBe('user_exists');
     expect((await s.call('POST', '/users', { username: 'root' })).body.code).toBe('username_unavailable');
     expect((await s.call('POST', '/users', { username: 'eve', role: 'admin' })).status).toBe(400);
-    const admin = (await s.call('GET', '/users')).body.users.find((u: { role: string }) => u.role === 'admin');
+    const admin = (await s.call('GET', '/users')).body.users.find(
+      (u: { role: string }) => u.role === 'admin',
+    );
     const del = await s.call('DELETE', `/users/${admin.id}`);
     expect(del.status).toBe(403);
     expect(del.body.code).toBe('cannot_modify_admin');
-    expect((await s.call('PATCH', `/users/${admin.id}`, { role: 'viewer' })).body.code).toBe('cannot_modify_admin');
+    expect((await s.call('PATCH', `/users/${admin.id}`, { role: 'viewer' })).body.code).toBe(
+      'cannot_modify_admin',
+    );
   });
 
   it('lists users by lowercase name and patches role and password', async () => {
     await s.call('POST', '/users', { username: 'Bob', role: 'viewer' });
     const names = (await s.call('GET', '/users')).body.users.map((u: { username: string }) => u.username);
-    expect(names).toEqual([...names].sort((x: string, y: string) => x.toLowerCase().localeCompare(y.toLowerCase())));
-    const bob = (await s.call('GET', '/users')).body.users.find((u: { username: string }) => u.username === 'Bob');
+    expect(names).toEqual(
+      [...names].sort((x: string, y: string) => x.toLowerCase().localeCompare(y.toLowerCase())),
+    );
+    const bob = (await s.call('GET', '/users')).body.users.find(
+      (u: { username: string }) => u.username === 'Bob',
+    );
     const p = await s.call('PATCH', `/users/${bob.id}`, { password: 'bob password 1' });
     expect(p.body.hasPassword).toBe(true);
     expect((await s.call('PATCH', `/users/${bob.id}`, {})).status).toBe(400);
   });
 
   it('deletes a user with its tokens, memberships and grants; its tokens answer 401 at once', async () => {
-    const u = (await s.call('POST', '/users', { username: 'carol', role: 'viewer', password: 'carol password' })).body;
+    const u = (
+      await s.call('POST', '/users', { username: 'carol', role: 'viewer', password: 'carol password' })
+    ).body;
     const basic = Buffer.from('carol:carol password').toString('base64');
-    const t = (await s.call('POST', '/tokens', { name: 'c', role: 'viewer' }, { token: null, headers: { authorization: `Basic ${basic}` } })).body;
+    const t = (
+      await s.call(
+        'POST',
+        '/tokens',
+        { name: 'c', role: 'viewer' },
+        { token: null, headers: { authorization: `Basic ${basic}` } },
+      )
+    ).body;
     const g = (await s.call('POST', '/user-groups', { name: 'family' })).body;
-    expect((await s.call('PUT', `/user-groups/${g.id}/members`, { userIds: [u.id] })).body.memberUserIds).toEqual([u.id]);
+    expect(
+      (await s.call('PUT', `/user-groups/${g.id}/members`, { userIds: [u.id] })).body.memberUserIds,
+    ).toEqual([u.id]);
     expect((await s.call('GET', '/users', undefined, { token: t.token })).status).toBe(200);
     expect((await s.call('DELETE', `/users/${u.id}`)).status).toBe(204);
     expect((await s.call('GET', '/users', undefined, { token: t.token })).status).toBe(401);
     expect((await s.call('GET', `/user-groups/${g.id}`)).body.memberUserIds).toEqual([]);
-    const rows = s.server.ctx.sqlite.prepare('select count(*) n from api_tokens where user_id = ?').get(u.id) as { n: number };
+    const rows = s.server.ctx.sqlite
+      .prepare('select count(*) n from api_tokens where user_id = ?')
+      .get(u.id) as { n: number };
     expect(rows.n).toBe(0);
     expect((await s.call('GET', `/users/${u.id}`)).body.code).toBe('user_not_found');
   });
 
   it('makes a user share-only and drops its tokens in the same change', async () => {
-    const u = (await s.call('POST', '/users', { username: 'dave', role: 'viewer', password: 'dave password' })).body;
+    const u = (
+      await s.call('POST', '/users', { username: 'dave', role: 'viewer', password: 'dave password' })
+    ).body;
     const basic = Buffer.from('dave:dave password').toString('base64');
-    const t = (await s.call('POST', '/tokens', { name: 'd', role: 'viewer' }, { token: null, headers: { authorization: `Basic ${basic}` } })).body;
+    const t = (
+      await s.call(
+        'POST',
+        '/tokens',
+        { name: 'd', role: 'viewer' },
+        { token: null, headers: { authorization: `Basic ${basic}` } },
+      )
+    ).body;
     expect((await s.call('PATCH', `/users/${u.id}`, { role: 'share-only' })).body.role).toBe('share-only');
     expect((await s.call('GET', '/users', undefined, { token: t.token })).status).toBe(401);
   });
@@ -60,10 +90,16 @@ describe('users and groups (08 §4–§5, §16 scenarios 7–8)', () => {
     expect(g.body.name).toBe('Media Team');
     expect((await s.call('POST', '/user-groups', { name: 'media team' })).body.code).toBe('group_exists');
     expect((await s.call('POST', '/user-groups', { name: 'bad\u0007name' })).status).toBe(400);
-    const alice = (await s.call('GET', '/users')).body.users.find((u: { username: string }) => u.username === 'alice');
+    const alice = (await s.call('GET', '/users')).body.users.find(
+      (u: { username: string }) => u.username === 'alice',
+    );
     const before = s.dumpDatabase();
-    expect((await s.call('PUT', `/user-groups/${g.body.id}/members`, { userIds: [alice.id, alice.id] })).status).toBe(400);
-    const unknown = await s.call('PUT', `/user-groups/${g.body.id}/members`, { userIds: [alice.id, '00000000-0000-0000-0000-00000000abcd'] });
+    expect(
+      (await s.call('PUT', `/user-groups/${g.body.id}/members`, { userIds: [alice.id, alice.id] })).status,
+    ).toBe(400);
+    const unknown = await s.call('PUT', `/user-groups/${g.body.id}/members`, {
+      userIds: [alice.id, '00000000-0000-0000-0000-00000000abcd'],
+    });
     expect(unknown.status).toBe(404);
     expect(unknown.body.details.userId).toBe('00000000-0000-0000-0000-00000000abcd');
     expect(s.dumpDatabase()).toBe(before);
@@ -72,11 +108,23 @@ describe('users and groups (08 §4–§5, §16 scenarios 7–8)', () => {
   });
 
   it('keeps settings with a write-only passphrase and audits without it', async () => {
-    const r = await s.call('PUT', '/settings', { hostname: 'nas.home', timezone: 'Europe/Berlin', backupPassphrase: 'a long passphrase' });
+    const r = await s.call('PUT', '/settings', {
+      hostname: 'nas.home',
+      timezone: 'Europe/Berlin',
+      backupPassphrase: 'a long passphrase',
+    });
     expect(r.body).toEqual({ hostname: 'nas.home', timezone: 'Europe/Berlin', backupPassphraseSet: true });
-    expect((await s.call('PUT', '/settings', { hostname: 'nas.home', timezone: 'UTC' })).body.backupPassphraseSet).toBe(true);
-    expect((await s.call('PUT', '/settings', { hostname: 'nas.home', timezone: 'UTC', backupPassphrase: null })).body.backupPassphraseSet).toBe(false);
-    expect((await s.call('PUT', '/settings', { hostname: 'nas.home', timezone: 'UTC', backupPassphrase: 'short' })).status).toBe(400);
+    expect(
+      (await s.call('PUT', '/settings', { hostname: 'nas.home', timezone: 'UTC' })).body.backupPassphraseSet,
+    ).toBe(true);
+    expect(
+      (await s.call('PUT', '/settings', { hostname: 'nas.home', timezone: 'UTC', backupPassphrase: null }))
+        .body.backupPassphraseSet,
+    ).toBe(false);
+    expect(
+      (await s.call('PUT', '/settings', { hostname: 'nas.home', timezone: 'UTC', backupPassphrase: 'short' }))
+        .status,
+    ).toBe(400);
     expect(s.dumpDatabase()).not.toContain('a long passphrase');
     const audit = await s.call('GET', '/audit?limit=3');
     expect(audit.body.entries[0].operation).toBe('settings.update');
@@ -89,6 +137,11 @@ describe('users and groups (08 §4–§5, §16 scenarios 7–8)', () => {
   it('records the socket caller as actor local', async () => {
     await s.call('POST', '/user-groups', { name: 'from-socket' }, { via: 'unix' });
     const entry = (await s.call('GET', '/audit?limit=1')).body.entries[0];
-    expect(entry).toMatchObject({ actor: 'local', operation: 'user_group.create', target: 'from-socket', outcome: 'ok' });
+    expect(entry).toMatchObject({
+      actor: 'local',
+      operation: 'user_group.create',
+      target: 'from-socket',
+      outcome: 'ok',
+    });
   });
 });
