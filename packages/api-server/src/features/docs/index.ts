@@ -29,7 +29,10 @@ export function docsFeature(allRoutes: () => AnyRoute[], version: string): Featu
         summary: 'Browsable API reference',
         tags: ['docs'],
         responses: { 200: { description: 'HTML page', contentType: 'text/html' } },
-        handler: ({ c }) => c.html((html ??= renderReference(get()))),
+        handler: ({ c }) => {
+          html ??= renderReference(get());
+          return c.html(html);
+        },
       }),
     ],
   };
