@@ -5,8 +5,25 @@ export interface Logger {
   error(msg: string, fields?: Record<string, unknown>): void;
 }
 
+/** Writes to stdout once per event-loop turn (one syscall for all the lines of a busy turn). */
+export function bufferedStdout(): (line: string) => void {
+  let pending = '';
+  const flush = () => {
+    const out = pending;
+    pending = '';
+    process.stdout.write(out);
+  };
+  process.once('exit', () => {
+    if (pending) process.stdout.write(pending);
+  });
+  return (line) => {
+    if (pending === '') setImmediate(flush);
+    pending += line;
+  };
+}
+
 export function createLogger(
-  write: (line: string) => void = (line) => process.stdout.write(line),
+  write: (line: string) => void = bufferedStdout(),
   level: 'info' | 'warn' | 'error' | 'silent' = 'info',
 ): Logger {
   const order = { info: 0, warn: 1, error: 2, silent: 3 } as const;

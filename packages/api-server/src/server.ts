@@ -116,7 +116,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     writes: new WriteQueue(opened.sqlite, opened.db),
     sealer: createSealer(key),
     machineKeyCheck: check,
-    audit: new AuditLog(() => clock.now()),
+    audit: new AuditLog(() => clock.now(), opened.sqlite),
     events: new EventBus(),
     locks: new KeyedLocks(),
     inventory: options.inventory ?? defaultInventory(paths, runner, config),

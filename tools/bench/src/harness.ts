@@ -59,10 +59,7 @@ export async function startAppliance(
   const socket = path.join(fs.mkdtempSync('/tmp/apb-'), 'a.sock');
   const c = await startListening(
     [CLI, 'serve', '--root', root, '--listen', '127.0.0.1:0', '--socket', socket, ...extraArgs],
-    {
-      ...process.env,
-      APPLIANCE_LOG_LEVEL: 'warn',
-    },
+    process.env,
   );
   return {
     ...c,

@@ -166,6 +166,8 @@ async function serve(args: string[], io: Io): Promise<number> {
     process.once('SIGTERM', stop);
   });
   await server.close();
+  // Everything is closed; a handle a worker forgot must not keep a stopped service alive.
+  setTimeout(() => process.exit(EXIT.ok), 500).unref();
   return EXIT.ok;
 }
 

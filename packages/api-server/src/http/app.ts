@@ -15,7 +15,8 @@ export type AppEnv = { Bindings: { transport?: Transport; remoteAddress?: string
 
 /**
  * Composes the routes into one Hono app. Every route goes through the same order of checks
- * (00 §3): body size → setup gate → credential → role → path and query parameters → body →
+ * (00 §3, 04 §2.1): body size → setup gate → cross-origin guard → credential → role → path and
+ * query parameters → body →
  * the operation. Errors become responses in one place (errors.ts).
  */
 export function createApp(ctx: AppContext, auth: Authenticator, routes: AnyRoute[]): Hono<AppEnv> {
@@ -62,27 +63,29 @@ async function handle(
       if (!(route.socketBeforeSetup && transport === 'unix')) throw setupRequired();
     }
 
-    // 3. credential
-    const actor = await authenticate(auth, route, c, transport);
-
-    // 4. role (and the cross-origin write guard)
-    if (route.role !== 'public') {
-      if (!actor) throw unauthorized();
-      if (!roleAtLeast(actor.role, route.role)) throw forbidden();
-    }
+    // 3. cross-origin write guard (04 §2.1 puts it before the credential)
     if (c.req.method !== 'GET' && crossOrigin(c)) {
       throw forbidden('Cross-origin writes are refused; call the API from the appliance web UI or a script.');
     }
 
-    // 5. path and query parameters
+    // 4. credential
+    const actor = await authenticate(auth, route, c, transport);
+
+    // 5. role
+    if (route.role !== 'public') {
+      if (!actor) throw unauthorized();
+      if (!roleAtLeast(actor.role, route.role)) throw forbidden();
+    }
+
+    // 6. path and query parameters
     const params = route.params ? validate(route.params, c.req.param(), '') : undefined;
     const query = route.query ? validate(route.query, c.req.query(), '') : undefined;
 
-    // 6. body
+    // 7. body
     const body =
       route.body && route.bodyKind !== 'raw' ? validate(route.body, parseJson(rawBody!, c), '') : undefined;
 
-    // 7. the operation
+    // 8. the operation
     const result = await route.handler({ ctx, actor, params, query, body, transport, c });
     return toResponse(c, result);
   } catch (err) {

@@ -1,3 +1,5 @@
+import type Database from 'better-sqlite3';
+import type { Statement } from 'better-sqlite3';
 import { desc, lt } from 'drizzle-orm';
 import type { Db } from '../db/open.ts';
 import { auditLog } from '../db/schema.ts';
@@ -22,22 +24,28 @@ export interface AuditEntry {
 /** Writes `audit_log` rows inside the caller's write job (same transaction as the change). */
 export class AuditLog {
   private readonly now: () => Date;
-  constructor(now: () => Date) {
+  private readonly sqlite: Database.Database;
+  constructor(now: () => Date, sqlite: Database.Database) {
     this.now = now;
+    this.sqlite = sqlite;
   }
 
-  record(db: Db, actor: Actor | null, entry: AuditEntry): void {
-    db.insert(auditLog)
-      .values({
-        at: this.now().toISOString(),
-        actor: actor ? (actor.kind === 'local' ? 'local' : actor.username) : 'system',
-        tokenId: actor?.tokenId ?? null,
-        operation: entry.operation,
-        target: entry.target,
-        outcome: entry.outcome ?? 'ok',
-        details: JSON.stringify(entry.details ?? {}),
-      })
-      .run();
+  private insert: Statement | null = null;
+
+  /** `db` is the write job's handle: the row joins that job's savepoint on the same connection. */
+  record(_db: Db, actor: Actor | null, entry: AuditEntry): void {
+    const insert = (this.insert ??= this.sqlite.prepare(
+      'insert into audit_log (at, actor, token_id, operation, target, outcome, details) values (?, ?, ?, ?, ?, ?, ?)',
+    ));
+    insert.run(
+      this.now().toISOString(),
+      actor ? (actor.kind === 'local' ? 'local' : actor.username) : 'system',
+      actor?.tokenId ?? null,
+      entry.operation,
+      entry.target,
+      entry.outcome ?? 'ok',
+      JSON.stringify(entry.details ?? {}),
+    );
   }
 
   list(db: Db, limit: number, before: number | null) {

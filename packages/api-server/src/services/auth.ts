@@ -1,12 +1,23 @@
 import { AppError } from '@appliance/common';
+import type { Statement } from 'better-sqlite3';
 import { eq, sql } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
-import { apiTokens, users } from '../db/schema.ts';
+import { users } from '../db/schema.ts';
 import { unauthorized } from '../http/errors.ts';
 import type { Actor } from './audit.ts';
 import type { Lockout } from './lockout.ts';
 import type { Passwords } from './passwords.ts';
 import { TOKEN_PATTERN, lowerRole, sameDigest, tokenHash } from './tokens.ts';
+
+interface TokenRow {
+  tokenId: string;
+  tokenHash: string;
+  tokenRole: 'admin' | 'viewer';
+  expiresAt: string | null;
+  userId: string;
+  username: string;
+  userRole: 'admin' | 'viewer' | 'share-only';
+}
 
 /**
  * Resolves credentials to an Actor. Tokens are looked up on every request (no cache), so
@@ -50,23 +61,18 @@ export class Authenticator {
     };
   }
 
+  private tokenLookup: Statement | null = null;
+
   bearer(raw: string): Actor {
     if (!TOKEN_PATTERN.test(raw)) throw unauthorized();
     const digest = tokenHash(raw);
-    const row = this.ctx.db
-      .select({
-        tokenId: apiTokens.id,
-        tokenHash: apiTokens.tokenHash,
-        tokenRole: apiTokens.role,
-        expiresAt: apiTokens.expiresAt,
-        userId: users.id,
-        username: users.username,
-        userRole: users.role,
-      })
-      .from(apiTokens)
-      .innerJoin(users, eq(users.id, apiTokens.userId))
-      .where(eq(apiTokens.tokenHash, digest))
-      .get();
+    // Hot path of every request: one prepared statement, no query building.
+    this.tokenLookup ??= this.ctx.sqlite.prepare(
+      `select t.id as tokenId, t.token_hash as tokenHash, t.role as tokenRole, t.expires_at as expiresAt,
+              u.id as userId, u.username as username, u.role as userRole
+         from api_tokens t join users u on u.id = t.user_id where t.token_hash = ?`,
+    );
+    const row = this.tokenLookup.get(digest) as TokenRow | undefined;
     if (!row || !sameDigest(row.tokenHash, digest)) throw unauthorized();
     if (row.expiresAt !== null && row.expiresAt <= this.ctx.clock.now().toISOString()) throw unauthorized();
     const role = lowerRole(row.tokenRole, row.userRole);

@@ -1,4 +1,21 @@
+import { createChannelSender } from '@appliance/notify-routing';
 import type { Feature } from '../feature.ts';
+import { alertRoutes, raiser, startDeliveryWorker } from './alerts.ts';
+import { channelRoutes } from './channel-routes.ts';
+import { routingRoutes } from './routing-routes.ts';
 
-/** Routes of this feature (see packages/api-server/FEATURES.md). */
-export const feature: Feature = { name: 'notifications', routes: [] };
+/**
+ * Notification routing (04), channels, test sends, alerts and delivery (08 §7). The package
+ * @appliance/notify-routing holds every decision; these routes parse, call it and write.
+ */
+const send = createChannelSender();
+
+export const feature: Feature = {
+  name: 'notifications',
+  routes: [...routingRoutes, ...channelRoutes(send), ...alertRoutes],
+  start(ctx) {
+    const worker = startDeliveryWorker(ctx, send);
+    ctx.hooks.raise = raiser(ctx, worker);
+    return () => worker.stop().then(() => undefined);
+  },
+};
