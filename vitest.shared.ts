@@ -9,6 +9,7 @@ export function packageConfig(overrides: ViteUserConfig['test'] = {}): ViteUserC
     test: {
       include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
       reporters: ['default', ['json', { outputFile: '.reports/vitest.json' }]],
+      passWithNoTests: true,
       testTimeout: 30_000,
       hookTimeout: 120_000,
       ...overrides,

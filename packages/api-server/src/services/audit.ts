@@ -34,10 +34,10 @@ export class AuditLog {
 
   /** `db` is the write job's handle: the row joins that job's savepoint on the same connection. */
   record(_db: Db, actor: Actor | null, entry: AuditEntry): void {
-    const insert = (this.insert ??= this.sqlite.prepare(
+    this.insert ??= this.sqlite.prepare(
       'insert into audit_log (at, actor, token_id, operation, target, outcome, details) values (?, ?, ?, ?, ?, ?, ?)',
-    ));
-    insert.run(
+    );
+    this.insert.run(
       this.now().toISOString(),
       actor ? (actor.kind === 'local' ? 'local' : actor.username) : 'system',
       actor?.tokenId ?? null,
