@@ -28,6 +28,7 @@ import {
 } from './db/machine-key.ts';
 import { openDatabase } from './db/open.ts';
 import { machineKeyCheck as machineKeyCheckTable } from './db/schema.ts';
+import { WalSyncer } from './db/wal-syncer.ts';
 import { WriteQueue } from './db/write-queue.ts';
 import { allFeatures } from './features/index.ts';
 import { type AppEnv, createApp } from './http/app.ts';
@@ -83,7 +84,8 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     if (err instanceof MachineKeyError) throw new StartupError(err.message);
     throw err;
   }
-  const opened = openDatabase(paths.database);
+  const opened = openDatabase(paths.database, { asyncDurability: true });
+  const walSyncer = new WalSyncer(`${paths.database}-wal`);
   const check = machineKeyCheck(key);
   const clock = options.clock ?? systemClock;
   const stored = opened.db.select().from(machineKeyCheckTable).where(eq(machineKeyCheckTable.id, 1)).get();
@@ -113,7 +115,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     logger,
     db: opened.db,
     sqlite: opened.sqlite,
-    writes: new WriteQueue(opened.sqlite, opened.db),
+    writes: new WriteQueue(opened.sqlite, opened.db, { syncer: walSyncer }),
     sealer: createSealer(key),
     machineKeyCheck: check,
     audit: new AuditLog(() => clock.now(), opened.sqlite),
@@ -188,6 +190,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
         for (const stop of stops.reverse()) await stop();
         await ctx.writes.run(() => undefined).catch(() => undefined);
         opened.close();
+        walSyncer.close();
         fs.rmSync(config.socket, { force: true });
       })();
       return closing;

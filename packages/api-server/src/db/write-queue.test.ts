@@ -56,3 +56,38 @@ describe('WriteQueue (group commit)', () => {
     await expect(q.run(async () => 1)).rejects.toThrow(/synchronous/);
   });
 });
+
+describe('WriteQueue with the WAL syncer', () => {
+  it('acknowledges only after an fdatasync that started after the commit, and the data survives a reopen', async () => {
+    const fs = await import('node:fs');
+    const os = await import('node:os');
+    const path = await import('node:path');
+    const { WalSyncer } = await import('./wal-syncer.ts');
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wq-'));
+    const file = path.join(dir, 'state.db');
+    const o = openDatabase(file, { asyncDurability: true });
+    expect(o.sqlite.pragma('synchronous', { simple: true })).toBe(1); // NORMAL
+    o.db.insert(settings).values({ id: 1, hostname: 'h0', timezone: 'UTC', updatedAt: 'x' }).run();
+    const syncer = new WalSyncer(`${file}-wal`);
+    const calls: string[] = [];
+    const sync = syncer.sync.bind(syncer);
+    syncer.sync = () => {
+      calls.push('sync');
+      return sync();
+    };
+    const q = new WriteQueue(o.sqlite, o.db, { syncer });
+    const done = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        q.run((d) => d.update(settings).set({ hostname: `h${i + 1}` }).where(eq(settings.id, 1)).run().changes),
+      ),
+    );
+    expect(done).toEqual(Array(10).fill(1));
+    expect(calls).toEqual(['sync']);
+    syncer.close();
+    o.close();
+    const again = openDatabase(file);
+    expect(again.db.select().from(settings).get()!.hostname).toBe('h10');
+    again.close();
+    fs.rmSync(dir, { recursive: true });
+  });
+});

@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { Db } from './open.ts';
+import type { WalSyncer } from './wal-syncer.ts';
 
 type Job = {
   fn: (db: Db) => unknown;
@@ -11,7 +12,7 @@ type Job = {
  * Group commit. Every write runs as `await writes.run((db) => …)`: a synchronous function over the
  * drizzle handle, atomic on its own (a SAVEPOINT: a throw undoes only that job), and the jobs that
  * arrive in the same tick share ONE durable COMMIT (one fsync). A job's promise settles only after
- * that commit, so an acknowledged change is durable. Jobs run in arrival order, one at a time, so
+ * that commit is on disk, so an acknowledged change is durable. Jobs run in arrival order, one at a time, so
  * concurrent writes to the same row serialise: the final state is exactly one job's result.
  */
 export class WriteQueue {
@@ -21,11 +22,18 @@ export class WriteQueue {
   private readonly sqlite: Database.Database;
   private readonly db: Db;
   private readonly maxBatch: number;
+  private readonly syncer: WalSyncer | null;
 
-  constructor(sqlite: Database.Database, db: Db, maxBatch = 256) {
+  /**
+   * With a `syncer` the database runs `synchronous = NORMAL` and every batch is acknowledged only
+   * after the syncer's fdatasync of the WAL (durable, and off the event loop); without one it
+   * relies on `synchronous = FULL` (the commit itself syncs).
+   */
+  constructor(sqlite: Database.Database, db: Db, options: { maxBatch?: number; syncer?: WalSyncer | null } = {}) {
     this.sqlite = sqlite;
     this.db = db;
-    this.maxBatch = maxBatch;
+    this.maxBatch = options.maxBatch ?? 256;
+    this.syncer = options.syncer ?? null;
   }
 
   run<T>(fn: (db: Db) => T): Promise<T> {
@@ -77,10 +85,15 @@ export class WriteQueue {
       for (const job of batch) job.reject(error);
       return;
     }
-    batch.forEach((job, i) => {
-      const outcome = outcomes[i]!;
-      if (outcome.ok) job.resolve(outcome.value);
-      else job.reject(outcome.error);
+    const settle = () =>
+      batch.forEach((job, i) => {
+        const outcome = outcomes[i]!;
+        if (outcome.ok) job.resolve(outcome.value);
+        else job.reject(outcome.error);
+      });
+    if (!this.syncer) return settle();
+    this.syncer.sync().then(settle, (error: unknown) => {
+      for (const job of batch) job.reject(error);
     });
   }
 }

@@ -46,8 +46,17 @@ export function ensureSettings(ctx: AppContext): void {
     .run();
 }
 
+const prepared = new WeakMap<Db, ReturnType<typeof prepareRead>>();
+const prepareRead = (db: Db) => db.select().from(settings).where(eq(settings.id, 1)).prepare();
+
+/** The singleton row (a cached prepared query: GET /settings is on the hot path of the web UI). */
 export function readSettings(db: Db) {
-  return db.select().from(settings).where(eq(settings.id, 1)).get()!;
+  let q = prepared.get(db);
+  if (!q) {
+    q = prepareRead(db);
+    prepared.set(db, q);
+  }
+  return q.get()!;
 }
 
 const toWire = (row: ReturnType<typeof readSettings>) => ({

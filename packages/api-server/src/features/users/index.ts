@@ -4,6 +4,7 @@ import * as v from 'valibot';
 import { apiTokens, shareUserPermissions, userGroupMembers, users } from '../../db/schema.ts';
 import { created, defineRoute, noContent, ok } from '../../http/route.ts';
 import { IdParams, PasswordSchema, UsernameSchema } from '../../http/schemas.ts';
+import type { Db } from '../../db/open.ts';
 import type { Passwords } from '../../services/passwords.ts';
 import type { Feature } from '../feature.ts';
 import { checkNewUsername, findUser, toUser, userNotFound, UserSchema } from './model.ts';
@@ -24,6 +25,24 @@ const sambaFailed = (code: string, err: unknown) =>
       reason: err instanceof Error ? err.message.slice(0, 200) : 'unknown',
     },
   );
+
+const listQueries = new WeakMap<Db, ReturnType<typeof prepareList>>();
+const prepareList = (db: Db) =>
+  db
+    .select()
+    .from(users)
+    .orderBy(asc(sql`lower(${users.username})`))
+    .prepare();
+
+/** All users by lowercase name (a cached prepared query). */
+function listUsers(db: Db) {
+  let q = listQueries.get(db);
+  if (!q) {
+    q = prepareList(db);
+    listQueries.set(db, q);
+  }
+  return q.all();
+}
 
 export function usersFeature(passwords: Passwords): Feature {
   return {
@@ -87,15 +106,7 @@ export function usersFeature(passwords: Passwords): Feature {
         summary: 'List users by lowercase username',
         tags: ['users'],
         responses: { 200: { description: 'Users', schema: v.object({ users: v.array(UserSchema) }) } },
-        handler: ({ ctx }) =>
-          ok({
-            users: ctx.db
-              .select()
-              .from(users)
-              .orderBy(asc(sql`lower(${users.username})`))
-              .all()
-              .map(toUser),
-          }),
+        handler: ({ ctx }) => ok({ users: listUsers(ctx.db).map(toUser) }),
       }),
       defineRoute({
         method: 'GET',
