@@ -1,1 +1,2 @@
-export {};
+export * from './access/index.ts';
+export * from './data-delete/index.ts';

@@ -1,0 +1,108 @@
+/** Share access (06): the share-side and user-side editors over the same rows, and the access view. */
+import {
+  indexAccess,
+  normalizeSharePermissions,
+  normalizeUserPermissions,
+  readSharePermissions,
+  readUserPermissions,
+  replaceSharePermissions,
+  replaceUserPermissions,
+  shareNotFound,
+} from '@appliance/shares';
+import { defineRoute, ok } from '../../http/route.ts';
+import { lastAuditId, regenerateAfter } from './regenerate.ts';
+import {
+  ShareAccessSchema,
+  ShareNameParams,
+  SharePermissionsBody,
+  SharePermissionsSchema,
+  UserIdParams,
+  UserPermissionsBody,
+  UserPermissionsSchema,
+} from './schemas.ts';
+import { findShare, loadAccessSnapshot, permissionStore } from './store.ts';
+
+export const permissionRoutes = [
+  defineRoute({
+    method: 'PUT',
+    path: '/shares/:name/permissions',
+    role: 'admin',
+    summary: 'Replace a share’s per-user and per-group access (full replace)',
+    tags: ['share permissions'],
+    params: ShareNameParams,
+    body: SharePermissionsBody,
+    responses: { 200: { description: 'The share’s access, read back', schema: SharePermissionsSchema } },
+    handler: async ({ ctx, actor, params, body }) => {
+      const input = normalizeSharePermissions(body);
+      const { result, auditId } = await ctx.writes.run((db) => {
+        const result = replaceSharePermissions(permissionStore(db), params.name, input);
+        ctx.audit.record(db, actor, {
+          operation: 'share_permissions.update',
+          target: params.name,
+          details: { users: input.users, groups: input.groups },
+        });
+        return { result, auditId: lastAuditId(ctx) };
+      });
+      await regenerateAfter(ctx, auditId);
+      return ok(result);
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/shares/:name/permissions',
+    role: 'viewer',
+    summary: 'A share’s per-user and per-group access rows',
+    tags: ['share permissions'],
+    params: ShareNameParams,
+    responses: { 200: { description: 'The share’s access', schema: SharePermissionsSchema } },
+    handler: ({ ctx, params }) => ok(readSharePermissions(permissionStore(ctx.db), params.name)),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/shares/:name/access',
+    role: 'viewer',
+    summary: 'Effective access of every user on a share (what Samba enforces)',
+    tags: ['share permissions'],
+    params: ShareNameParams,
+    responses: { 200: { description: 'Effective access', schema: ShareAccessSchema } },
+    handler: ({ ctx, params }) => {
+      if (!findShare(ctx.db, params.name)) throw shareNotFound(params.name);
+      return ok(indexAccess(loadAccessSnapshot(ctx.db)).shareAccess(params.name));
+    },
+  }),
+  defineRoute({
+    method: 'PUT',
+    path: '/users/:id/permissions',
+    role: 'admin',
+    summary: 'Replace one user’s own access rows across all shares (full replace)',
+    tags: ['share permissions'],
+    params: UserIdParams,
+    body: UserPermissionsBody,
+    responses: { 200: { description: 'The user’s access, read back', schema: UserPermissionsSchema } },
+    handler: async ({ ctx, actor, params, body }) => {
+      const input = normalizeUserPermissions(body);
+      const userId = params.id.toLowerCase();
+      const { result, auditId } = await ctx.writes.run((db) => {
+        const result = replaceUserPermissions(permissionStore(db), userId, input);
+        ctx.audit.record(db, actor, {
+          operation: 'user_permissions.update',
+          target: userId,
+          details: { permissions: input.permissions },
+        });
+        return { result, auditId: lastAuditId(ctx) };
+      });
+      await regenerateAfter(ctx, auditId);
+      return ok(result);
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/users/:id/permissions',
+    role: 'viewer',
+    summary: 'One user’s own access rows',
+    tags: ['share permissions'],
+    params: UserIdParams,
+    responses: { 200: { description: 'The user’s access', schema: UserPermissionsSchema } },
+    handler: ({ ctx, params }) => ok(readUserPermissions(permissionStore(ctx.db), params.id)),
+  }),
+];
