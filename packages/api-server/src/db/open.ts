@@ -20,7 +20,10 @@ export const MIGRATIONS_DIR = path.resolve(import.meta.dirname, '..', '..', 'dri
  * Opens the database file (created 0600 in a 0700 state directory), sets WAL, foreign keys, a busy
  * timeout and full durability, and applies pending migrations.
  */
-export function openDatabase(file: string, options: { migrate?: boolean; asyncDurability?: boolean } = {}): OpenedDatabase {
+export function openDatabase(
+  file: string,
+  options: { migrate?: boolean; asyncDurability?: boolean } = {},
+): OpenedDatabase {
   if (file !== ':memory:') {
     fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
     if (!fs.existsSync(file)) fs.closeSync(fs.openSync(file, 'a', 0o600));
@@ -30,7 +33,9 @@ export function openDatabase(file: string, options: { migrate?: boolean; asyncDu
   sqlite.pragma('journal_mode = WAL');
   // FULL: every commit syncs the WAL. NORMAL is used only together with WalSyncer, which syncs
   // the WAL before any write is acknowledged (same durability, without blocking the event loop).
-  sqlite.pragma(options.asyncDurability && file !== ':memory:' ? 'synchronous = NORMAL' : 'synchronous = FULL');
+  sqlite.pragma(
+    options.asyncDurability && file !== ':memory:' ? 'synchronous = NORMAL' : 'synchronous = FULL',
+  );
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
   const db = drizzle(sqlite, { schema });

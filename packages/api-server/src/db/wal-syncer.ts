@@ -38,7 +38,9 @@ export class WalSyncer {
   private start(): Promise<void> {
     this.fd ??= fs.openSync(this.file, 'r');
     const fd = this.fd;
-    const p = new Promise<void>((resolve, reject) => fs.fdatasync(fd, (err) => (err ? reject(err) : resolve())));
+    const p = new Promise<void>((resolve, reject) =>
+      fs.fdatasync(fd, (err) => (err ? reject(err) : resolve())),
+    );
     this.inFlight = p;
     const clear = () => {
       if (this.inFlight === p) this.inFlight = null;

@@ -78,7 +78,14 @@ describe('WriteQueue with the WAL syncer', () => {
     const q = new WriteQueue(o.sqlite, o.db, { syncer });
     const done = await Promise.all(
       Array.from({ length: 10 }, (_, i) =>
-        q.run((d) => d.update(settings).set({ hostname: `h${i + 1}` }).where(eq(settings.id, 1)).run().changes),
+        q.run(
+          (d) =>
+            d
+              .update(settings)
+              .set({ hostname: `h${i + 1}` })
+              .where(eq(settings.id, 1))
+              .run().changes,
+        ),
       ),
     );
     expect(done).toEqual(Array(10).fill(1));

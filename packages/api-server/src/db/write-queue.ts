@@ -29,7 +29,11 @@ export class WriteQueue {
    * after the syncer's fdatasync of the WAL (durable, and off the event loop); without one it
    * relies on `synchronous = FULL` (the commit itself syncs).
    */
-  constructor(sqlite: Database.Database, db: Db, options: { maxBatch?: number; syncer?: WalSyncer | null } = {}) {
+  constructor(
+    sqlite: Database.Database,
+    db: Db,
+    options: { maxBatch?: number; syncer?: WalSyncer | null } = {},
+  ) {
     this.sqlite = sqlite;
     this.db = db;
     this.maxBatch = options.maxBatch ?? 256;
@@ -91,7 +95,10 @@ export class WriteQueue {
         if (outcome.ok) job.resolve(outcome.value);
         else job.reject(outcome.error);
       });
-    if (!this.syncer) return settle();
+    if (!this.syncer) {
+      settle();
+      return;
+    }
     this.syncer.sync().then(settle, (error: unknown) => {
       for (const job of batch) job.reject(error);
     });
