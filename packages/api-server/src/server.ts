@@ -15,6 +15,7 @@ import {
   systemClock,
   type InventoryReader,
 } from '@appliance/common';
+import { createSambaAccounts } from '@appliance/shares';
 import { eq } from 'drizzle-orm';
 import type { Hono } from 'hono';
 import { type Config, isLoopback } from './config.ts';
@@ -105,6 +106,16 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const hooks: Hooks = {
     regenerateSamba: async () => undefined,
     shareDataDeleteRunning: () => false,
+    // Unix and Samba accounts only on the real host: a sandbox never touches the host's users.
+    ...(config.root === ''
+      ? {
+          sambaAccounts: createSambaAccounts({
+            runner,
+            passwdFile: paths.etcPasswd,
+            smbConf: paths.sambaConf,
+          }),
+        }
+      : {}),
     ...options.hooks,
   };
   const ctx: AppContext = {

@@ -56,7 +56,8 @@ export async function startAppliance(
   extraArgs: string[] = [],
 ): Promise<Child & { root: string; socket: string; startedMs: number }> {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'appliance-bench-'));
-  const socket = path.join(fs.mkdtempSync('/tmp/apb-'), 'a.sock');
+  const socketDir = fs.mkdtempSync('/tmp/apb-');
+  const socket = path.join(socketDir, 'a.sock');
   const c = await startListening(
     [CLI, 'serve', '--root', root, '--listen', '127.0.0.1:0', '--socket', socket, ...extraArgs],
     process.env,
@@ -68,6 +69,7 @@ export async function startAppliance(
     stop: async () => {
       await c.stop();
       fs.rmSync(root, { recursive: true, force: true });
+      fs.rmSync(socketDir, { recursive: true, force: true });
     },
   };
 }

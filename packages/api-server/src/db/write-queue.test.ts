@@ -2,6 +2,7 @@ import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from './open.ts';
 import { settings } from './schema.ts';
+import type { WalSyncer } from './wal-syncer.ts';
 import { WriteQueue } from './write-queue.ts';
 
 const fresh = () => {
@@ -12,13 +13,11 @@ const fresh = () => {
 
 describe('WriteQueue (group commit)', () => {
   it('commits concurrent jobs in one transaction, each atomic on its own', async () => {
-    const { db, sqlite, q } = fresh();
+    const { db, sqlite } = fresh();
     let commits = 0;
-    const exec = sqlite.exec.bind(sqlite);
-    sqlite.exec = ((s: string) => {
-      if (s === 'COMMIT') commits++;
-      return exec(s);
-    }) as typeof sqlite.exec;
+    // The syncer is called once per committed batch.
+    const syncer = { sync: () => (commits++, Promise.resolve()), close() {} } as unknown as WalSyncer;
+    const q = new WriteQueue(sqlite, db, { syncer });
     const results = await Promise.allSettled(
       Array.from({ length: 20 }, (_, i) =>
         q.run((d) => {

@@ -23,6 +23,10 @@ export class WriteQueue {
   private readonly db: Db;
   private readonly maxBatch: number;
   private readonly syncer: WalSyncer | null;
+  private readonly stmt: Record<
+    'begin' | 'savepoint' | 'release' | 'rollbackTo' | 'commit',
+    Database.Statement
+  >;
 
   /**
    * With a `syncer` the database runs `synchronous = NORMAL` and every batch is acknowledged only
@@ -38,6 +42,14 @@ export class WriteQueue {
     this.db = db;
     this.maxBatch = options.maxBatch ?? 256;
     this.syncer = options.syncer ?? null;
+    // Prepared once: these run for every job of every batch.
+    this.stmt = {
+      begin: sqlite.prepare('BEGIN IMMEDIATE'),
+      savepoint: sqlite.prepare('SAVEPOINT job'),
+      release: sqlite.prepare('RELEASE job'),
+      rollbackTo: sqlite.prepare('ROLLBACK TO job'),
+      commit: sqlite.prepare('COMMIT'),
+    };
   }
 
   run<T>(fn: (db: Db) => T): Promise<T> {
@@ -60,26 +72,26 @@ export class WriteQueue {
     if (batch.length === 0) return;
     const outcomes: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = [];
     try {
-      this.sqlite.exec('BEGIN IMMEDIATE');
+      this.stmt.begin.run();
     } catch (error) {
       for (const job of batch) job.reject(error);
       return;
     }
     for (const job of batch) {
-      this.sqlite.exec('SAVEPOINT job');
+      this.stmt.savepoint.run();
       try {
         const value = job.fn(this.db);
         if (value instanceof Promise) throw new Error('WriteQueue jobs must be synchronous');
-        this.sqlite.exec('RELEASE job');
+        this.stmt.release.run();
         outcomes.push({ ok: true, value });
       } catch (error) {
-        this.sqlite.exec('ROLLBACK TO job');
-        this.sqlite.exec('RELEASE job');
+        this.stmt.rollbackTo.run();
+        this.stmt.release.run();
         outcomes.push({ ok: false, error });
       }
     }
     try {
-      this.sqlite.exec('COMMIT');
+      this.stmt.commit.run();
     } catch (error) {
       try {
         this.sqlite.exec('ROLLBACK');
