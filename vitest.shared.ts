@@ -10,7 +10,7 @@ export function packageConfig(overrides: ViteUserConfig['test'] = {}): ViteUserC
       include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
       reporters: ['default', ['json', { outputFile: '.reports/vitest.json' }]],
       passWithNoTests: true,
-      testTimeout: 30_000,
+      testTimeout: 60_000,
       hookTimeout: 120_000,
       ...overrides,
     },

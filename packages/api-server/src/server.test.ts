@@ -93,7 +93,7 @@ afterAll(() => {
   for (const r of roots) fs.rmSync(r, { recursive: true, force: true });
 });
 
-describe('the server as a real process', () => {
+describe('the server as a real process', { timeout: 180_000 }, () => {
   it('answers on TCP and on the socket, keeps data across a restart, and stops gracefully', async () => {
     const root = newRoot();
     const p = await serve(root);
@@ -194,7 +194,7 @@ describe('the server as a real process', () => {
   });
 });
 
-describe('the CLI', () => {
+describe('the CLI', { timeout: 180_000 }, () => {
   it('exits 3 when the socket is missing, 2 on usage errors, and prints help', async () => {
     const missing = await runCli(['token', 'create', '--name', 'ci', '--socket', '/nonexistent/x.sock']);
     expect(missing.code).toBe(3);

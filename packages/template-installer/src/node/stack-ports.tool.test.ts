@@ -69,7 +69,7 @@ const inProcess = async (files: {
   }
 };
 
-describe('built-in templates: in-process ports equal the tool', () => {
+describe('built-in templates: in-process ports equal the tool', { timeout: 180_000 }, () => {
   const ids = fs.readdirSync(SHIPPED_CATALOG).sort();
   it.each(ids)('%s', async (id) => {
     const files = defaultEnv(id);
