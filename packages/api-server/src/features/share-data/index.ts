@@ -1,4 +1,17 @@
+import { closeIdleWorkers } from '@appliance/shares';
 import type { Feature } from '../feature.ts';
+import { shareDataDeleteRunning } from './busy.ts';
+import { deleteRoute } from './delete-route.ts';
 
-/** Routes of this feature (see packages/api-server/FEATURES.md). */
-export const feature: Feature = { name: 'share-data', routes: [] };
+/** Share data delete (05): POST /shares/:name/data/delete, and the "delete running" hook for DELETE /shares. */
+export const feature: Feature = {
+  name: 'share-data',
+  start: (ctx) => {
+    ctx.hooks.shareDataDeleteRunning = (name) => shareDataDeleteRunning(ctx, name);
+    // idle delete threads end by themselves after 30 s; at shutdown, at once
+    return () => closeIdleWorkers();
+  },
+  routes: [deleteRoute],
+};
+
+export { shareBusyKey, shareDataDeleteRunning, whileShareDataDelete } from './busy.ts';

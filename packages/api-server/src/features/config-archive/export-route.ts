@@ -1,0 +1,88 @@
+/** `POST /config/export` (01 §2): streams an archive of the live installation. */
+import { Readable } from 'node:stream';
+import { startExport } from '@appliance/archive-preview';
+import { badRequest } from '@appliance/common';
+import type { Context } from 'hono';
+import { defineRoute } from '../../http/route.ts';
+import type { Actor } from '../../services/audit.ts';
+import type { AppContext } from '../../context.ts';
+import { exportDeps } from './deps.ts';
+
+const MAX_BODY = 64 * 1024;
+
+/** The request takes no body, or `{}`; anything else is 400 bad_request. */
+async function checkEmptyBody(c: Context): Promise<void> {
+  const text = await c.req.raw.text();
+  if (Buffer.byteLength(text) > MAX_BODY) throw badRequest([{ path: '', message: 'send no body, or {}' }]);
+  if (text.trim() === '') return;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw badRequest([{ path: '', message: 'send no body, or {}' }]);
+  }
+  if (
+    parsed === null ||
+    typeof parsed !== 'object' ||
+    Array.isArray(parsed) ||
+    Object.keys(parsed).length > 0
+  ) {
+    throw badRequest([{ path: '', message: 'send no body, or {}' }]);
+  }
+}
+
+async function audit(
+  ctx: AppContext,
+  actor: Actor | null,
+  target: string,
+  outcome: 'ok' | 'failed',
+): Promise<void> {
+  if (!actor) return;
+  await ctx.writes.run((db) => ctx.audit.record(db, actor, { operation: 'config.export', target, outcome }));
+}
+
+export function exportRoute(appVersion: () => string) {
+  return defineRoute({
+    method: 'POST',
+    path: '/config/export',
+    role: 'admin',
+    summary: 'Export the configuration as a .tar.zst archive (streamed)',
+    tags: ['config'],
+    bodyKind: 'raw',
+    responses: {
+      200: {
+        description: 'The config archive (01 §1), streamed without Content-Length',
+        contentType: 'application/zstd',
+      },
+    },
+    handler: async ({ ctx, actor, c }) => {
+      await checkEmptyBody(c);
+      let result: Awaited<ReturnType<typeof startExport>>;
+      try {
+        result = await startExport(exportDeps(ctx, appVersion()));
+      } catch (err) {
+        await audit(ctx, actor, 'configuration', 'failed').catch(() => undefined);
+        throw err;
+      }
+      result.done
+        .then(
+          () => audit(ctx, actor, result.filename, 'ok'),
+          (err: unknown) => {
+            ctx.logger.error('config export failed mid-stream', {
+              error: err instanceof Error ? err.message : String(err),
+            });
+            return audit(ctx, actor, result.filename, 'failed');
+          },
+        )
+        .catch(() => undefined);
+      return new Response(Readable.toWeb(result.stream) as ReadableStream, {
+        status: 200,
+        headers: {
+          'Content-Type': 'application/zstd',
+          'Cache-Control': 'no-store',
+          'Content-Disposition': `attachment; filename="${result.filename}"`,
+        },
+      });
+    },
+  });
+}

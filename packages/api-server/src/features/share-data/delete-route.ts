@@ -1,0 +1,75 @@
+/** `POST /shares/:name/data/delete` (05): typed confirmation, dry run, the report, progress, audit. */
+import {
+  auditOutcome,
+  checkDataDeleteConfirmation,
+  incompleteError,
+  runShareDataDelete,
+} from '@appliance/shares';
+import { ErrorBody } from '../../http/schemas.ts';
+import { defineRoute, ok } from '../../http/route.ts';
+import { whileShareDataDelete } from './busy.ts';
+import { DataDeleteBody, DataDeleteParams, DeleteReportSchema } from './schemas.ts';
+import { loadArray, loadShare } from './store.ts';
+
+export const deleteRoute = defineRoute({
+  method: 'POST',
+  path: '/shares/:name/data/delete',
+  role: 'admin',
+  summary: "Delete a share's files on every disk that holds it (the share itself stays)",
+  tags: ['shares'],
+  params: DataDeleteParams,
+  body: DataDeleteBody,
+  responses: {
+    200: {
+      description: 'The delete report (what was, or in a dry run would be, deleted)',
+      schema: DeleteReportSchema,
+    },
+    409: {
+      description:
+        'confirmation_required, share_busy, migration_in_progress, no_array, disk_not_mounted, share_branch_not_directory',
+      schema: ErrorBody,
+    },
+    500: {
+      description:
+        'share_data_delete_incomplete: some entries could not be deleted; details.report and details.failures',
+      schema: ErrorBody,
+    },
+  },
+  handler: async ({ ctx, actor, params, body }) => {
+    const { name } = params;
+    const dryRun = body.dryRun ?? false;
+    // step 8 before any lookup: a wrong confirmation on an unknown share answers 409
+    checkDataDeleteConfirmation(name, body.confirmation);
+    const progress = ctx.events.progress(ctx.random.uuid(), 'share_data.delete', name);
+    const outcome = await runShareDataDelete(
+      { name, confirmation: body.confirmation, dryRun },
+      {
+        paths: ctx.paths,
+        runner: ctx.runner,
+        plainDirectories: ctx.paths.root !== '' && !ctx.config.lab.enabled,
+        loadShare: (n) => loadShare(ctx.db, n),
+        loadArray: () => loadArray(ctx.db),
+        whileNotBusy: (n, fn) => whileShareDataDelete(ctx, n, fn),
+        onProgress: (p) => progress.update({ ...p.totals }),
+      },
+    );
+    progress.finish({ ...outcome.report.totals });
+    if (!dryRun) {
+      await ctx.writes.run((db) =>
+        ctx.audit.record(db, actor, {
+          operation: 'share_data.delete',
+          target: name,
+          outcome: auditOutcome(outcome),
+          // 05 §5: details = totals (a partial run also records how many entries failed)
+          details:
+            outcome.failureCount === 0
+              ? { ...outcome.report.totals }
+              : { ...outcome.report.totals, failureCount: outcome.failureCount },
+        }),
+      );
+    }
+    const incomplete = incompleteError(outcome);
+    if (incomplete) throw incomplete;
+    return ok(outcome.report);
+  },
+});
