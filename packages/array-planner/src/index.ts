@@ -1,1 +1,33 @@
-export {};
+export * from './core/types.ts';
+export { nextParityMountpoint } from './core/parity-mountpoint.ts';
+export { arrayExists, checkSlot, findSlotDisk, slotIdentity, noArray } from './core/slots.ts';
+export { checkNewDisk, checkReplacement, registeredExternal } from './core/replacement-checks.ts';
+export type { ReplacementInput, ReplacementOk } from './core/replacement-checks.ts';
+export { planUpgrade } from './core/upgrade-plan.ts';
+export { planReplace } from './core/replace-plan.ts';
+export { checkUpgradeRequest } from './core/upgrade-request.ts';
+export type { AcceptedUpgrade, UpgradeRequestInput } from './core/upgrade-request.ts';
+export { CREATE_POLICIES, checkNoArray, planArraySetup } from './core/array-setup.ts';
+export type {
+  ArraySetupDisk,
+  ArraySetupPlan,
+  ArraySetupRequest,
+  CreatePolicy,
+  PlannedMember,
+} from './core/array-setup.ts';
+export { renderSnapraidConf } from './core/snapraid-conf.ts';
+export { rebuildCommand } from './core/steps.ts';
+export { ASSUMED_BYTES_PER_SECOND, estimate } from './core/estimate.ts';
+export { EXT4_FILE_LIMIT_BYTES } from './core/warnings.ts';
+export { toAppError } from './core/to-app-error.ts';
+// adapters
+export {
+  checkSetupTools,
+  executeArraySetup,
+  mergerfsInstalled,
+  minFreeSpaceMiB,
+  undoMounts,
+} from './node/array-setup.ts';
+export type { ArraySetupDeps, ArraySetupResult, FormattedMember } from './node/array-setup.ts';
+export { isMountedAt, isPoolMounted, readMounts } from './node/pool-state.ts';
+export { measureSlot } from './node/slot-measurements.ts';

@@ -1,4 +1,125 @@
+import { created, defineRoute, ok } from '../../http/route.ts';
 import type { Feature } from '../feature.ts';
+import { getArray, setRemovalState, setupArray } from './array.ts';
+import { listDisks } from './inventory.ts';
+import { getMigration, setMigrationPending } from './migration.ts';
+import { replacePlan, startUpgrade, upgradePlan } from './plans.ts';
+import {
+  ArraySchema,
+  ArraySetupBody,
+  DiskListSchema,
+  MigrationBody,
+  MigrationSchema,
+  PlanBody,
+  PlanSchema,
+  RemovalStateBody,
+  ReplacePlanSchema,
+  SlotSchema,
+  UpgradeAcceptedSchema,
+  UpgradeBody,
+} from './schemas.ts';
 
-/** Routes of this feature (see packages/api-server/FEATURES.md). */
-export const feature: Feature = { name: 'disks', routes: [] };
+/**
+ * Disks and the array (03, 08 §9–§10): inventory, array setup, removal state, the read-only
+ * upgrade and replace plans, the upgrade operation's refusals, and the migration flag.
+ * Handlers parse, call the package (@appliance/array-planner), map the result.
+ */
+export const feature: Feature = {
+  name: 'disks',
+  routes: [
+    defineRoute({
+      method: 'GET',
+      path: '/disks',
+      role: 'viewer',
+      summary: 'Fresh disk inventory (identity, filesystem facts, boot disk, lab loop devices)',
+      tags: ['disks'],
+      responses: { 200: { description: 'Every whole disk, sorted by device', schema: DiskListSchema } },
+      handler: async ({ ctx }) => ok(await listDisks(ctx)),
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/disks/array',
+      role: 'viewer',
+      summary: 'The array: slots (parity, data, cache), create policy, pool and migration state',
+      tags: ['disks'],
+      responses: { 200: { description: 'The array, or configured: false', schema: ArraySchema } },
+      handler: async ({ ctx }) => ok(await getArray(ctx)),
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/disks/array',
+      role: 'admin',
+      summary: 'Set up the array: format and mount parity, data and cache disks (typed confirmation)',
+      tags: ['disks'],
+      body: ArraySetupBody,
+      responses: { 201: { description: 'The new array', schema: ArraySchema } },
+      handler: async ({ ctx, actor, body }) => created(await setupArray(ctx, actor, body)),
+    }),
+    defineRoute({
+      method: 'PUT',
+      path: '/disks/array/removal-state',
+      role: 'admin',
+      summary: 'Record the removal state of a data disk (the evacuation itself is not part of this version)',
+      tags: ['disks'],
+      body: RemovalStateBody,
+      responses: { 200: { description: 'The slot', schema: SlotSchema } },
+      handler: async ({ ctx, actor, body }) => ok(await setRemovalState(ctx, actor, body)),
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/disks/array/upgrade/plan',
+      role: 'admin',
+      summary: 'Preview moving a data or parity slot onto another disk (read-only)',
+      tags: ['disks'],
+      body: PlanBody,
+      responses: { 200: { description: 'The upgrade plan', schema: PlanSchema } },
+      handler: async ({ ctx, body }) => ok(await upgradePlan(ctx, body)),
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/disks/array/replace/plan',
+      role: 'admin',
+      summary: 'Preview rebuilding a missing data or parity disk from parity onto a new disk (read-only)',
+      tags: ['disks'],
+      body: PlanBody,
+      responses: { 200: { description: 'The replace plan', schema: ReplacePlanSchema } },
+      handler: async ({ ctx, body }) => ok(await replacePlan(ctx, body)),
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/disks/array/upgrade',
+      role: 'admin',
+      summary: 'Start a disk upgrade job (typed confirmation); the job re-checks everything before any write',
+      tags: ['disks'],
+      body: UpgradeBody,
+      responses: { 202: { description: 'The queued job', schema: UpgradeAcceptedSchema } },
+      handler: async ({ ctx, actor, body }) => {
+        const job = await startUpgrade(ctx, actor, body);
+        return {
+          status: 202,
+          body: { jobId: job.id, type: job.type, status: 'queued' },
+          headers: { location: `/api/v1/jobs/${job.id}` },
+        };
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/migration',
+      role: 'viewer',
+      summary: 'Whether a foreign-system migration is pending',
+      tags: ['disks'],
+      responses: { 200: { description: 'The migration flag', schema: MigrationSchema } },
+      handler: ({ ctx }) => ok(getMigration(ctx)),
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/migration/pending',
+      role: 'admin',
+      summary: 'Set or clear the migration-pending flag (stands in for the foreign-system import)',
+      tags: ['disks'],
+      body: MigrationBody,
+      responses: { 200: { description: 'The migration flag', schema: MigrationSchema } },
+      handler: async ({ ctx, actor, body }) => ok(await setMigrationPending(ctx, actor, body.pending)),
+    }),
+  ],
+};

@@ -1,0 +1,195 @@
+import {
+  type ArraySetupPlan,
+  type ArraySlot,
+  checkNoArray,
+  checkSetupTools,
+  executeArraySetup,
+  isMountedAt,
+  isPoolMounted,
+  planArraySetup,
+  toAppError,
+  undoMounts,
+} from '@appliance/array-planner';
+import { AppError, conflict, notFound } from '@appliance/common';
+import { eq } from 'drizzle-orm';
+import type * as v from 'valibot';
+import type { AppContext } from '../../context.ts';
+import { arrayDisks, arraySettings } from '../../db/schema.ts';
+import type { Actor } from '../../services/audit.ts';
+import { diskLockKey } from './locks.ts';
+import type { ArraySetupBody, RemovalStateBody } from './schemas.ts';
+import { listExternals, listSlots, readSettings, rowToSlot } from './store.ts';
+
+/** A slot as the API shows it: the row plus whether something is mounted at its mountpoint. */
+async function withMounted(ctx: AppContext, slots: ArraySlot[]) {
+  return Promise.all(slots.map(async (s) => ({ ...s, mounted: await isMountedAt(ctx.paths, s.mountpoint) })));
+}
+
+/** `GET /disks/array` (08 §9.2). */
+export async function getArray(ctx: AppContext) {
+  const settings = readSettings(ctx.db);
+  if (!settings) return { configured: false, disks: [] };
+  return {
+    configured: true,
+    createPolicy: settings.createPolicy,
+    poolMounted: await isPoolMounted(ctx.paths),
+    migrationPending: settings.migrationPending === 1,
+    disks: await withMounted(ctx, listSlots(ctx.db)),
+  };
+}
+
+/** The pure checks of 08 §9.3 steps 3–6 over a fresh inventory and the current rows. */
+async function checkSetup(
+  ctx: AppContext,
+  body: v.InferOutput<typeof ArraySetupBody>,
+): Promise<ArraySetupPlan> {
+  const inventory = await ctx.inventory.read();
+  const result = planArraySetup({
+    request: body,
+    rows: listSlots(ctx.db),
+    inventory,
+    externals: listExternals(ctx.db),
+  });
+  if (result.refusal) throw toAppError(result.refusal);
+  return result.plan;
+}
+
+/** `POST /disks/array` (08 §9.3): checks in order, per-disk locks, format + mount, one transaction. */
+export async function setupArray(
+  ctx: AppContext,
+  actor: Actor | null,
+  body: v.InferOutput<typeof ArraySetupBody>,
+) {
+  const exists = checkNoArray(listSlots(ctx.db));
+  if (exists) throw toAppError(exists);
+  await checkSetupTools(ctx.runner, [
+    ...new Set(body.disks.map((d) => (d.role === 'parity' ? 'xfs' : (d.filesystem ?? 'xfs')))),
+  ]);
+  await checkSetup(ctx, body);
+  const keys = body.disks.map((d) => diskLockKey(d.device));
+  const busy = () =>
+    conflict(
+      'disk_busy',
+      'Another operation is using one of these disks: wait for it to finish, then try again.',
+    );
+  return ctx.locks.tryRun(keys, busy, async () => {
+    const plan = await checkSetup(ctx, body); // re-run under the locks
+    const operationId = ctx.random.uuid();
+    const progress = ctx.events.progress(operationId, 'array.create', '/mnt/user');
+    let result: Awaited<ReturnType<typeof executeArraySetup>>;
+    try {
+      result = await executeArraySetup(plan, {
+        paths: ctx.paths,
+        runner: ctx.runner,
+        onProgress: (e) => progress.update({ ...e }),
+      });
+    } catch (err) {
+      progress.finish({ ok: false, step: err instanceof AppError ? err.details?.['step'] : undefined });
+      if (!(err instanceof AppError)) ctx.logger.error('array setup failed', { error: String(err) });
+      throw err;
+    }
+    try {
+      await ctx.writes.run((db) => {
+        if (db.select().from(arrayDisks).all().length > 0)
+          throw conflict('array_exists', 'An array is already set up.');
+        for (const m of result.members) {
+          db.insert(arrayDisks)
+            .values({
+              role: m.role,
+              roleIndex: m.roleIndex,
+              device: m.device,
+              filesystem: m.filesystem,
+              fsUuid: m.fsUuid,
+              wwn: m.entry.wwn,
+              serial: m.entry.serial,
+              byIdName: m.entry.byIdName,
+              weakIdentity: m.entry.weakIdentity ? 1 : 0,
+              sizeBytes: m.entry.sizeBytes,
+              mountpoint: m.mountpoint,
+              removalState: null,
+            })
+            .run();
+        }
+        db.insert(arraySettings)
+          .values({
+            id: 1,
+            createPolicy: plan.createPolicy,
+            migrationPending: 0,
+            migrationPendingSince: null,
+            createdAt: ctx.clock.now().toISOString(),
+          })
+          .run();
+        ctx.audit.record(db, actor, {
+          operation: 'array.create',
+          target: '/mnt/user',
+          details: {
+            createPolicy: plan.createPolicy,
+            disks: result.members.map((m) => ({
+              device: m.device,
+              role: m.role,
+              mountpoint: m.mountpoint,
+              filesystem: m.filesystem,
+            })),
+            poolMounted: result.poolMounted,
+          },
+        });
+      });
+    } catch (err) {
+      await undoMounts(ctx.runner, result.mounted);
+      progress.finish({ ok: false, step: 'record' });
+      throw err;
+    }
+    progress.finish({ ok: true });
+    return getArray(ctx);
+  });
+}
+
+/** `PUT /disks/array/removal-state` (08 §9.4): records the state only. */
+export async function setRemovalState(
+  ctx: AppContext,
+  actor: Actor | null,
+  body: v.InferOutput<typeof RemovalStateBody>,
+) {
+  const updated = await ctx.writes.run((db) => {
+    const row = db.select().from(arrayDisks).where(eq(arrayDisks.mountpoint, body.mountpoint)).get();
+    if (!row)
+      throw notFound('disk_slot_not_found', `no array disk at "${body.mountpoint}"`, {
+        mountpoint: body.mountpoint,
+      });
+    if (row.role !== 'data') {
+      throw conflict(
+        'not_a_data_disk',
+        `${body.mountpoint} is a ${row.role} disk; only data disks can leave the array this way.`,
+        {
+          mountpoint: body.mountpoint,
+          role: row.role,
+        },
+      );
+    }
+    if (body.removalState !== null) {
+      const other = db
+        .select()
+        .from(arrayDisks)
+        .all()
+        .find((r) => r.id !== row.id && r.removalState !== null);
+      if (other) {
+        throw conflict(
+          'removal_in_progress',
+          `${other.mountpoint} is already leaving the array (${other.removalState}): finish or cancel that removal first.`,
+          {
+            mountpoint: other.mountpoint,
+            removalState: other.removalState,
+          },
+        );
+      }
+    }
+    db.update(arrayDisks).set({ removalState: body.removalState }).where(eq(arrayDisks.id, row.id)).run();
+    ctx.audit.record(db, actor, {
+      operation: 'array.removal_state',
+      target: body.mountpoint,
+      details: { from: row.removalState, to: body.removalState },
+    });
+    return rowToSlot({ ...row, removalState: body.removalState });
+  });
+  return { ...updated, mounted: await isMountedAt(ctx.paths, updated.mountpoint) };
+}

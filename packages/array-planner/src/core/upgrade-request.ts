@@ -1,0 +1,91 @@
+import { confirmationMatches, erasePhrase } from '@appliance/common';
+import { invalidPlan } from './refusals.ts';
+import { nextParityMountpoint } from './parity-mountpoint.ts';
+import type { DiskUpgradePlan, PlanInput, PlanResult } from './types.ts';
+import { planUpgrade } from './upgrade-plan.ts';
+
+export interface UpgradeRequestInput extends PlanInput {
+  /** What the client sent back from the plan. */
+  newMountpoint?: string | null | undefined;
+  confirmation?: unknown;
+  /** Whether the array is started (the adapter decides: the pool is mounted). */
+  arrayStarted: boolean;
+  /** A disk job queued or running, if any. */
+  runningDiskJobId: string | null;
+}
+
+export interface AcceptedUpgrade {
+  plan: DiskUpgradePlan;
+  jobType: 'disk_upgrade_data' | 'disk_upgrade_parity';
+}
+
+/**
+ * The refusals of the upgrade operation (03 §12), in order: everything the plan checks, a stale
+ * `newMountpoint`, the typed confirmation, the array state, another disk job.
+ */
+export function checkUpgradeRequest(input: UpgradeRequestInput): PlanResult<AcceptedUpgrade> {
+  const planned = planUpgrade(input);
+  if (planned.refusal) return { refusal: planned.refusal };
+  const plan = planned.plan;
+  const sent = input.newMountpoint ?? null;
+  if (plan.role === 'parity') {
+    const fresh = nextParityMountpoint(input.rows);
+    if (sent !== fresh) {
+      return {
+        refusal: invalidPlan(
+          'new_mountpoint_mismatch',
+          `The plan is stale: the new parity disk would now be mounted at ${fresh}, not ${sent ?? '(none)'}. Ask for a new plan and send its newMountpoint.`,
+          { expected: fresh, given: sent },
+        ),
+      };
+    }
+  } else if (sent !== null) {
+    return {
+      refusal: invalidPlan(
+        'new_mountpoint_mismatch',
+        `A data disk keeps its mountpoint ${plan.mountpoint}: leave newMountpoint out or null.`,
+        { expected: null, given: sent },
+      ),
+    };
+  }
+  const expected = erasePhrase([plan.replacementDevice]);
+  if (!confirmationMatches(input.confirmation, expected)) {
+    return {
+      refusal: {
+        status: 409,
+        code: 'confirmation_required',
+        message: `Type the confirmation exactly as shown: ${expected}`,
+        details: { expected },
+      },
+    };
+  }
+  if (plan.role === 'data' && input.arrayStarted) {
+    return {
+      refusal: {
+        status: 409,
+        code: 'array_not_stopped',
+        message: 'A data disk is upgraded with the array stopped: stop the array, then try again.',
+      },
+    };
+  }
+  if (plan.role === 'parity' && !input.arrayStarted) {
+    return {
+      refusal: {
+        status: 409,
+        code: 'array_not_started',
+        message: 'A parity disk is upgraded with the array started: start the array, then try again.',
+      },
+    };
+  }
+  if (input.runningDiskJobId !== null) {
+    return {
+      refusal: {
+        status: 409,
+        code: 'disk_job_running',
+        message: 'Another disk job is queued or running: wait for it to finish, then try again.',
+        details: { jobId: input.runningDiskJobId },
+      },
+    };
+  }
+  return { plan: { plan, jobType: plan.role === 'data' ? 'disk_upgrade_data' : 'disk_upgrade_parity' } };
+}

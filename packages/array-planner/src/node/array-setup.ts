@@ -1,0 +1,200 @@
+import fs from 'node:fs/promises';
+import {
+  AppError,
+  type CommandRunner,
+  type HostPaths,
+  expectSuccess,
+  isAppError,
+  writeFileAtomic,
+} from '@appliance/common';
+import type { ArraySetupPlan, PlannedMember } from '../core/array-setup.ts';
+import { renderSnapraidConf } from '../core/snapraid-conf.ts';
+import type { ArrayFilesystem } from '../core/types.ts';
+
+export interface ArraySetupDeps {
+  paths: HostPaths;
+  runner: CommandRunner;
+  /** Progress of each step (the server publishes them as `operation: "array.create"` events). */
+  onProgress?: (event: { step: string; device?: string; mountpoint?: string }) => void;
+  /** Timeout of one mkfs run. Default 10 minutes. */
+  mkfsTimeoutMs?: number;
+}
+
+export interface FormattedMember extends PlannedMember {
+  fsUuid: string;
+}
+
+export interface ArraySetupResult {
+  members: FormattedMember[];
+  poolMounted: boolean;
+  snapraidConf: string;
+  /** Real mount targets this run mounted, in mount order (for undo). */
+  mounted: string[];
+}
+
+const MKFS: Record<ArrayFilesystem, (label: string, device: string) => string[]> = {
+  xfs: (label, device) => ['-f', '-L', label, device],
+  ext4: (label, device) => ['-F', '-q', '-L', label, device],
+  btrfs: (label, device) => ['-f', '-L', label, device],
+};
+
+const VERSION_ARGS: Record<string, string[]> = {
+  wipefs: ['--version'],
+  blkid: ['--version'],
+  mount: ['--version'],
+  findmnt: ['--version'],
+  'mkfs.xfs': ['-V'],
+  'mkfs.ext4': ['-V'],
+  'mkfs.btrfs': ['--version'],
+};
+
+/**
+ * 08 §9.3 step 2: every tool the setup needs answers (a missing one is `501 not_configured`
+ * naming the Debian package, from the command runner). Runs only version queries.
+ */
+export async function checkSetupTools(
+  runner: CommandRunner,
+  filesystems: readonly ArrayFilesystem[],
+): Promise<void> {
+  const tools = ['wipefs', ...new Set(filesystems.map((f) => `mkfs.${f}`)), 'blkid', 'mount', 'findmnt'];
+  for (const tool of tools)
+    await runner.run(tool, VERSION_ARGS[tool] ?? ['--version'], { timeoutMs: 10_000 });
+}
+
+/** Whether mergerfs is installed (the pool is optional: without it `poolMounted: false`). */
+export async function mergerfsInstalled(runner: CommandRunner): Promise<boolean> {
+  try {
+    const r = await runner.run('mergerfs', ['--version'], { timeoutMs: 10_000 });
+    return !r.timedOut;
+  } catch (err) {
+    if (isAppError(err) && err.code === 'not_configured') return false;
+    throw err;
+  }
+}
+
+/**
+ * Executes a checked array setup plan (08 §9.3): per disk (parity, data, cache) `wipefs -a`,
+ * `mkfs.<fs>` with its label, the UUID from `blkid -p`, mount by UUID, checked with `findmnt`;
+ * then `snapraid.conf` written atomically and the mergerfs pool when mergerfs is installed.
+ * A failure unmounts what this run mounted and throws `500 array_setup_failed` with
+ * `details.step`; formatted disks stay formatted (the same request completes the setup).
+ */
+export async function executeArraySetup(
+  plan: ArraySetupPlan,
+  deps: ArraySetupDeps,
+): Promise<ArraySetupResult> {
+  const { paths, runner } = deps;
+  const mounted: string[] = [];
+  const members: FormattedMember[] = [];
+  let step = 'start';
+  const progress = (s: string, extra: { device?: string; mountpoint?: string } = {}) => {
+    step = s;
+    deps.onProgress?.({ step: s, ...extra });
+  };
+  try {
+    for (const m of plan.members) {
+      progress(`wipefs ${m.device}`, { device: m.device });
+      expectSuccess(await runner.run('wipefs', ['-a', m.device], { timeoutMs: 60_000 }));
+      progress(`mkfs ${m.device}`, { device: m.device });
+      expectSuccess(
+        await runner.run(`mkfs.${m.filesystem}`, MKFS[m.filesystem](m.label, m.device), {
+          timeoutMs: deps.mkfsTimeoutMs ?? 600_000,
+        }),
+      );
+      progress(`blkid ${m.device}`, { device: m.device });
+      const uuid = expectSuccess(
+        await runner.run('blkid', ['-p', '-s', 'UUID', '-o', 'value', m.device], { timeoutMs: 10_000 }),
+      ).stdout.trim();
+      if (!/^[0-9A-Fa-f-]{8,}$/.test(uuid))
+        throw new Error(`blkid reported no filesystem UUID for ${m.device}`);
+      const target = paths.real(m.mountpoint);
+      progress(`mount ${m.device}`, { device: m.device, mountpoint: m.mountpoint });
+      await fs.mkdir(target, { recursive: true });
+      expectSuccess(await runner.run('mount', [`UUID=${uuid}`, target], { timeoutMs: 60_000 }));
+      mounted.push(target);
+      progress(`findmnt ${m.mountpoint}`, { device: m.device, mountpoint: m.mountpoint });
+      await checkMounted(runner, target, m.device);
+      members.push({ ...m, fsUuid: uuid });
+    }
+
+    progress('snapraid.conf');
+    const conf = renderSnapraidConf(members, {
+      contentFile: `${paths.stateDir}/snapraid.content`,
+      hostPath: (p) => paths.real(p),
+    });
+    await fs.mkdir(paths.stateDir, { recursive: true, mode: 0o700 });
+    await fs.mkdir(parentDir(paths.snapraidConf), { recursive: true });
+    await writeFileAtomic(paths.snapraidConf, conf, { mode: 0o644 });
+
+    let poolMounted = false;
+    if (await mergerfsInstalled(runner)) {
+      progress('mergerfs /mnt/user', { mountpoint: '/mnt/user' });
+      const branches = [
+        ...members.filter((m) => m.role === 'cache'),
+        ...members.filter((m) => m.role === 'data').sort((a, b) => a.roleIndex - b.roleIndex),
+      ].map((m) => paths.real(m.mountpoint));
+      await fs.mkdir(paths.userPool, { recursive: true });
+      const options = [
+        `category.create=${plan.createPolicy}`,
+        `minfreespace=${minFreeSpaceMiB(members)}M`,
+        'moveonenospc=true',
+        'dropcacheonclose=true',
+        'fsname=appliance-pool',
+      ].join(',');
+      expectSuccess(
+        await runner.run('mergerfs', ['-o', options, branches.join(':'), paths.userPool], {
+          timeoutMs: 30_000,
+        }),
+      );
+      mounted.push(paths.userPool);
+      await checkMounted(runner, paths.userPool, null);
+      poolMounted = true;
+    }
+    return { members, poolMounted, snapraidConf: conf, mounted };
+  } catch (err) {
+    await undoMounts(runner, mounted);
+    if (isAppError(err) && err.status !== 500) throw err;
+    throw new AppError(
+      500,
+      'array_setup_failed',
+      `Array setup stopped at "${step}": nothing was recorded and what this run mounted was unmounted; fix the cause (see the service log) and send the same request again to complete the setup.`,
+      { step },
+    );
+  }
+}
+
+/** Unmounts targets in reverse order (lazy unmount never used: a busy target stays and is reported). */
+export async function undoMounts(runner: CommandRunner, targets: readonly string[]): Promise<void> {
+  for (const t of [...targets].reverse()) {
+    await runner.run('umount', [t], { timeoutMs: 60_000 }).catch(() => undefined);
+  }
+}
+
+async function checkMounted(runner: CommandRunner, target: string, device: string | null): Promise<void> {
+  const r = expectSuccess(
+    await runner.run('findmnt', ['-n', '-r', '-o', 'SOURCE,FSTYPE', '--mountpoint', target], {
+      timeoutMs: 10_000,
+    }),
+  );
+  const [source, fsType] = r.stdout.trim().split('\n').at(-1)?.split(' ') ?? [];
+  if (device === null) {
+    if (!fsType?.startsWith('fuse.mergerfs'))
+      throw new Error(`${target} is not a mergerfs mount (${fsType ?? 'nothing'})`);
+    return;
+  }
+  const [a, b] = await Promise.all([realpathOr(source ?? ''), realpathOr(device)]);
+  if (a !== b) throw new Error(`${target} is mounted from ${source ?? 'nothing'}, not ${device}`);
+}
+
+/**
+ * mergerfs skips a branch for new files below `minfreespace` (default 4 GiB). Keep the default on
+ * real disks, and a twentieth of the smallest branch on small (lab) disks so the pool stays usable.
+ */
+export function minFreeSpaceMiB(members: readonly { role: string; entry: { sizeBytes: number } }[]): number {
+  const branches = members.filter((m) => m.role !== 'parity').map((m) => m.entry.sizeBytes);
+  const smallest = Math.min(...branches);
+  return Math.max(1, Math.min(4096, Math.floor(smallest / 20 / (1024 * 1024))));
+}
+
+const realpathOr = (p: string) => fs.realpath(p).catch(() => p);
+const parentDir = (file: string) => file.slice(0, file.lastIndexOf('/')) || '/';
