@@ -16,7 +16,13 @@ describe('WriteQueue (group commit)', () => {
     const { db, sqlite } = fresh();
     let commits = 0;
     // The syncer is called once per committed batch.
-    const syncer = { sync: () => (commits++, Promise.resolve()), close() {} } as unknown as WalSyncer;
+    const syncer = {
+      sync: () => {
+        commits++;
+        return Promise.resolve();
+      },
+      close() {},
+    } as unknown as WalSyncer;
     const q = new WriteQueue(sqlite, db, { syncer });
     const results = await Promise.allSettled(
       Array.from({ length: 20 }, (_, i) =>
