@@ -19,9 +19,12 @@ describe('createCommandRunner', () => {
     const r = await runner.run('cat', [], { input: 'pw\n' });
     expect(r.stdout).toBe('pw\n');
   });
-  it('kills a command at its timeout', async () => {
-    const r = await runner.run('sleep', ['5'], { timeoutMs: 100 });
+  it('kills a command and its children at the timeout', async () => {
+    const t = Date.now();
+    const r = await runner.run('sh', ['-c', 'sleep 30 & sleep 30; echo never'], { timeoutMs: 200 });
     expect(r.timedOut).toBe(true);
+    expect(r.stdout).toBe('');
+    expect(Date.now() - t).toBeLessThan(5_000);
   });
   it('names the Debian package of a missing tool', async () => {
     const fake = createCommandRunner({ path: '/nonexistent' });

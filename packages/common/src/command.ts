@@ -1,4 +1,4 @@
-import { execa } from 'execa';
+import { spawn } from 'node:child_process';
 import { AppError } from './errors.ts';
 
 export interface RunOptions {
@@ -75,45 +75,52 @@ export function createCommandRunner(defaults: { timeoutMs?: number; path?: strin
   const basePath =
     defaults.path ?? process.env['PATH'] ?? '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
   return {
-    async run(command, args, options = {}) {
+    run(command, args, options = {}) {
       const env: Record<string, string> = { PATH: basePath, LC_ALL: 'C.UTF-8' };
       for (const [k, v] of Object.entries(options.env ?? {})) if (v !== undefined) env[k] = v;
-      try {
-        const result = await execa(command, [...args], {
+      const timeoutMs = options.timeoutMs ?? defaults.timeoutMs ?? 60_000;
+      return new Promise<CommandResult>((resolve, reject) => {
+        // Its own process group, so a timeout kills the tool and everything it started.
+        const child = spawn(command, [...args], {
           env,
-          extendEnv: false,
-          reject: false,
-          stripFinalNewline: false,
-          timeout: options.timeoutMs ?? defaults.timeoutMs ?? 60_000,
-          killSignal: 'SIGKILL',
-          ...(options.input !== undefined ? { input: options.input } : { stdin: 'ignore' }),
-          ...(options.cwd ? { cwd: options.cwd } : {}),
-          encoding: options.encoding === 'buffer' ? 'buffer' : 'utf8',
+          cwd: options.cwd,
+          detached: true,
+          stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
         });
-        if (result.failed && !result.timedOut && result.exitCode === undefined) {
-          const code = (result.cause as NodeJS.ErrnoException | undefined)?.code;
-          if (code === 'ENOENT') throw missingTool(command);
-          if (code === 'EACCES') throw missingTool(command);
+        const out: Buffer[] = [];
+        const err: Buffer[] = [];
+        let timedOut = false;
+        const timer = setTimeout(() => {
+          timedOut = true;
+          try {
+            process.kill(-child.pid!, 'SIGKILL');
+          } catch {
+            child.kill('SIGKILL');
+          }
+        }, timeoutMs);
+        child.stdout!.on('data', (d: Buffer) => out.push(d));
+        child.stderr!.on('data', (d: Buffer) => err.push(d));
+        child.once('error', (e: NodeJS.ErrnoException) => {
+          clearTimeout(timer);
+          reject(e.code === 'ENOENT' || e.code === 'EACCES' ? missingTool(command) : e);
+        });
+        child.once('close', (code, signal) => {
+          clearTimeout(timer);
+          const stdout = Buffer.concat(out);
+          resolve({
+            command,
+            args,
+            exitCode: code ?? (signal ? -1 : -1),
+            stdout: options.encoding === 'buffer' ? stdout.toString('latin1') : stdout.toString('utf8'),
+            stderr: Buffer.concat(err).toString('utf8'),
+            timedOut,
+          });
+        });
+        if (options.input !== undefined) {
+          child.stdin!.on('error', () => undefined); // the tool may exit without reading
+          child.stdin!.end(options.input);
         }
-        return {
-          command,
-          args,
-          exitCode: result.exitCode ?? -1,
-          stdout:
-            typeof result.stdout === 'string'
-              ? result.stdout
-              : Buffer.from(result.stdout ?? '').toString('latin1'),
-          stderr:
-            typeof result.stderr === 'string'
-              ? result.stderr
-              : Buffer.from(result.stderr ?? '').toString('utf8'),
-          timedOut: result.timedOut === true,
-        };
-      } catch (err) {
-        if (err instanceof AppError) throw err;
-        if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw missingTool(command);
-        throw err;
-      }
+      });
     },
   };
 }
