@@ -16,7 +16,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { parseArgs } from 'node:util';
-import { adminToken, load, REPO, report, startListening } from '../src/harness.ts';
+import { adminToken, load, REPO, report, startHelloWorld, startListening } from '../src/harness.ts';
 
 const { values } = parseArgs({
   options: {
@@ -75,7 +75,7 @@ async function startAppliance() {
   return { url, root, socket, child };
 }
 
-const hello = await startListening([path.join(import.meta.dirname, 'hello-server.ts')]);
+const hello = await startHelloWorld();
 const app = await startAppliance();
 let appStopped = false;
 try {

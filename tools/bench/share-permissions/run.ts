@@ -6,7 +6,14 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { adminToken, load as harnessLoad, type LoadResult, REPO, startListening } from '../src/harness.ts';
+import {
+  adminToken,
+  load as harnessLoad,
+  REPO,
+  startHelloWorld,
+  startListening,
+  type LoadResult,
+} from '../src/harness.ts';
 
 const DURATION = Number(process.env['BENCH_DURATION'] ?? 10);
 const WARMUP = Number(process.env['BENCH_WARMUP'] ?? 2);
@@ -156,7 +163,7 @@ async function main(): Promise<void> {
   console.log(
     `node ${process.version}, ${os.cpus().length} CPUs, ${CONNECTIONS} connections, pipelining 1, ${WARMUP} s warm-up + ${DURATION} s measured`,
   );
-  const baseline = await startListening([path.join(import.meta.dirname, 'baseline.ts')]);
+  const baseline = await startHelloWorld();
   let baselineRunning = true;
   const stopBaseline = async () => {
     if (baselineRunning) await baseline.stop();
