@@ -26,25 +26,28 @@ export function startListening(
   });
   let out = '';
   return new Promise((resolve, reject) => {
-    child.stdout!.on('data', (d: Buffer) => {
+    const onData = (d: Buffer) => {
       out += d;
       const line = out.split('\n').find((l) => l.includes('"msg":"listening"'));
-      if (line && !out.includes('\u0000resolved')) {
-        out += '\u0000resolved';
-        resolve({
-          url: JSON.parse(line).url,
-          pid: child.pid!,
-          child,
-          startedMs: performance.now() - t0,
-          stop: () =>
-            new Promise<void>((r) => {
-              child.once('exit', () => r());
-              child.kill('SIGTERM');
-            }),
-        });
-      }
-    });
-    child.stdout!.resume();
+      if (!line) return;
+      // From now on only drain the child's stdout (its request log): keeping or scanning it would
+      // slow this process, and a slow reader blocks the server's log writes.
+      child.stdout!.off('data', onData);
+      child.stdout!.on('data', () => undefined);
+      out = '';
+      resolve({
+        url: JSON.parse(line).url,
+        pid: child.pid!,
+        child,
+        startedMs: performance.now() - t0,
+        stop: () =>
+          new Promise<void>((r) => {
+            child.once('exit', () => r());
+            child.kill('SIGTERM');
+          }),
+      });
+    };
+    child.stdout!.on('data', onData);
     child.once('exit', (code) => reject(new Error(`exited ${code} before listening`)));
   });
 }

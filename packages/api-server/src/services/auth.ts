@@ -15,6 +15,9 @@ interface TokenRow {
   tokenRole: 'admin' | 'viewer';
   expiresAt: string | null;
   userId: string;
+}
+
+interface OwnerRow {
   username: string;
   userRole: 'admin' | 'viewer' | 'share-only';
 }
@@ -62,21 +65,24 @@ export class Authenticator {
   }
 
   private tokenLookup: Statement | null = null;
+  private ownerLookup: Statement | null = null;
 
   bearer(raw: string): Actor {
     if (!TOKEN_PATTERN.test(raw)) throw unauthorized();
     const digest = tokenHash(raw);
-    // Hot path of every request: one prepared statement, no query building.
+    // Hot path of every request: two prepared point lookups (cheaper than the join here).
     this.tokenLookup ??= this.ctx.sqlite.prepare(
-      `select t.id as tokenId, t.token_hash as tokenHash, t.role as tokenRole, t.expires_at as expiresAt,
-              u.id as userId, u.username as username, u.role as userRole
-         from api_tokens t join users u on u.id = t.user_id where t.token_hash = ?`,
+      'select id as tokenId, token_hash as tokenHash, role as tokenRole, expires_at as expiresAt, user_id as userId from api_tokens where token_hash = ?',
     );
-    const row = this.tokenLookup.get(digest) as TokenRow | undefined;
-    if (!row || !sameDigest(row.tokenHash, digest)) throw unauthorized();
-    if (row.expiresAt !== null && row.expiresAt <= this.ctx.clock.now().toISOString()) throw unauthorized();
-    const role = lowerRole(row.tokenRole, row.userRole);
-    return { kind: 'user', userId: row.userId, username: row.username, role, tokenId: row.tokenId };
+    this.ownerLookup ??= this.ctx.sqlite.prepare('select username, role as userRole from users where id = ?');
+    const token = this.tokenLookup.get(digest) as TokenRow | undefined;
+    if (!token || !sameDigest(token.tokenHash, digest)) throw unauthorized();
+    if (token.expiresAt !== null && token.expiresAt <= this.ctx.clock.now().toISOString())
+      throw unauthorized();
+    const owner = this.ownerLookup.get(token.userId) as OwnerRow | undefined;
+    if (!owner) throw unauthorized();
+    const role = lowerRole(token.tokenRole, owner.userRole);
+    return { kind: 'user', userId: token.userId, username: owner.username, role, tokenId: token.tokenId };
   }
 
   /** Basic credentials (POST /tokens only), with the lock-out. */
