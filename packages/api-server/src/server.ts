@@ -76,6 +76,9 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   fs.mkdirSync(paths.stateDir, { recursive: true, mode: 0o700 });
   fs.chmodSync(paths.stateDir, 0o700);
   fs.mkdirSync(paths.etcDir, { recursive: true, mode: 0o755 });
+  // The stacks folder exists from the first start, so that no request (not even a refused one)
+  // is the first to create it.
+  fs.mkdirSync(paths.stacksDir, { recursive: true, mode: 0o755 });
 
   const databaseExists = fs.existsSync(paths.database);
   let key: Buffer;

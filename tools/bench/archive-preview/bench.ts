@@ -142,7 +142,7 @@ async function makeArchive(fillerMiB: number, out: string): Promise<void> {
     const sink = fs.createWriteStream(out);
     const r = await request(app.socket, 'POST', '/config/export', undefined, sink);
     if (r.status !== 200) throw new Error(`export: ${r.status} ${r.text}`);
-    await new Promise((resolve) => (sink.closed ? resolve(null) : sink.once('close', resolve)));
+    await new Promise<void>((resolve) => (sink.closed ? resolve() : sink.once('close', () => resolve())));
   } finally {
     await app.stop();
   }

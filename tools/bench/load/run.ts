@@ -5,7 +5,9 @@
 // previews (against a private dockerd when one can be started; left out when refused).
 // Figures: requests/s, errors (must be 0), non-2xx, and the server's RSS and open file descriptors
 // sampled every second, the mean of the first 10 s against the last 10 s.
-//   node tools/bench/load/run.ts [--duration 60] [--connections 64] [--no-docker] [--no-preview]
+//   node tools/bench/load/run.ts [--duration 60] [--connections 64] [--warmup 15] [--no-docker] [--no-preview]
+// The warm-up (same workload, same connections) lets V8 and SQLite reach their working set first, so
+// the first-10-s/last-10-s comparison measures growth under steady load, not start-up.
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import type { PrivateDockerd } from '@appliance/lab';
@@ -18,10 +20,12 @@ const { values } = parseArgs({
     connections: { type: 'string', default: '64' },
     'no-docker': { type: 'boolean', default: false },
     'no-preview': { type: 'boolean', default: false },
+    warmup: { type: 'string', default: '15' },
   },
 });
 const duration = Number(values.duration);
 const connections = Number(values.connections);
+const warmup = Number(values.warmup);
 
 interface Sample {
   t: number;
@@ -144,7 +148,7 @@ try {
   }
 
   // Warm-up, then the measured run with a sample every second.
-  await autocannon({ url: app.url, connections: 8, duration: 2, requests });
+  await autocannon({ url: app.url, connections, duration: warmup, requests });
   for (const c of byLabel.values()) {
     c.n = 0;
     c.non2xx = 0;

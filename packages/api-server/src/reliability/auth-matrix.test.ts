@@ -1,0 +1,260 @@
+/**
+ * Auth matrix (issue 9): every route of the registry — derived at test time, so a route added
+ * later is covered without editing this file — is called with no credential, malformed tokens, an
+ * unknown token, a revoked token, Basic credentials, a viewer account's token, an admin-owned
+ * viewer-scoped token and an admin token over TCP, and over the Unix socket (the local
+ * administrator), before and after the first admin exists. Bodies are empty or `{}`: the auth
+ * layer answers before the body matters (00 §3: 401/403 come before 400).
+ */
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AnyRoute } from '../http/route.ts';
+import type { Sandbox } from '../testing/sandbox.ts';
+import {
+  isErrorBody,
+  isServerFailure,
+  openApiPath,
+  type RawResponse,
+  rawRequest,
+  registryRoutes,
+  routeId,
+  samplePath,
+  startDiskFreeSandbox,
+} from './support.ts';
+
+const routes = registryRoutes();
+const ROLES = new Set(['public', 'viewer', 'admin']);
+/** The document and its reference page do not list themselves (they are the documentation). */
+const SELF_DOCUMENTING = new Set(['GET /openapi.json', 'GET /docs']);
+const PASSWORD = 'matrix password 42';
+const VIEWER_PASSWORD = 'viewer password 42';
+
+let s: Sandbox & { refused: string[] };
+
+beforeAll(async () => {
+  s = await startDiskFreeSandbox({ admin: false });
+});
+afterAll(async () => {
+  await s?.close();
+});
+
+/** The request a matrix cell sends: `{}` for a JSON-body route, nothing otherwise. */
+const send = (r: AnyRoute, via: 'tcp' | 'unix', headers: Record<string, string> = {}) =>
+  rawRequest(s, r.method, samplePath(r), {
+    via,
+    headers,
+    ...(r.body && r.bodyKind !== 'raw' ? { json: {} } : {}),
+  });
+
+const bearer = (t: string) => ({ authorization: `Bearer ${t}` });
+const basic = (user: string, pass: string) => ({
+  authorization: `Basic ${Buffer.from(`${user}:${pass}`).toString('base64')}`,
+});
+const wellFormedUnknown = () => `apat_${randomBytes(32).toString('hex')}`;
+
+/** Credentials that never authenticate (before setup nothing does). */
+const BAD_CREDENTIALS: Record<string, Record<string, string>> = {
+  'malformed bearer': bearer('not-a-token'),
+  'bearer, wrong prefix': bearer(`tok_${'a'.repeat(64)}`),
+  'bearer, uppercase hex': bearer(`apat_${'A'.repeat(64)}`),
+  'bearer, too short': bearer(`apat_${'a'.repeat(63)}`),
+  'empty bearer': { authorization: 'Bearer ' },
+  'unknown scheme': { authorization: 'Token abc' },
+  'unknown well-formed token': bearer(wellFormedUnknown()),
+};
+
+function describeCell(r: AnyRoute, label: string, res: RawResponse): string {
+  return `${routeId(r)} [${label}] → ${res.status} ${res.text.slice(0, 300)}`;
+}
+
+/** Properties every answer has: never a server failure; every non-2xx is the error body. */
+function common(r: AnyRoute, label: string, res: RawResponse): void {
+  const what = describeCell(r, label, res);
+  expect(isServerFailure(res.status, res.body), what).toBe(false);
+  if (res.status >= 400) expect(isErrorBody(res.body), what).toBe(true);
+}
+
+describe('the registry', () => {
+  it('gives every route a role and documents it in the served OpenAPI document', async () => {
+    expect(routes.length).toBeGreaterThan(40);
+    const problems: string[] = [];
+    const res = await rawRequest(s, 'GET', '/openapi.json');
+    expect(res.status).toBe(200);
+    const doc = res.body as { paths: Record<string, Record<string, { 'x-role'?: string }>> };
+    const documented = new Set<string>();
+    for (const [p, ops] of Object.entries(doc.paths))
+      for (const m of Object.keys(ops)) documented.add(`${m.toUpperCase()} ${p}`);
+    for (const r of routes) {
+      if (!ROLES.has(r.role)) problems.push(`${routeId(r)}: role ${String(r.role)}`);
+      if (SELF_DOCUMENTING.has(routeId(r))) continue;
+      const op = doc.paths[openApiPath(r.path)]?.[r.method.toLowerCase()];
+      if (!op) problems.push(`${routeId(r)}: missing from the OpenAPI document`);
+      else if (op['x-role'] !== r.role) problems.push(`${routeId(r)}: OpenAPI x-role ${op['x-role']}`);
+      documented.delete(`${r.method} ${openApiPath(r.path)}`);
+    }
+    // …and the matrix covers every documented operation (nothing served outside the registry).
+    for (const extra of documented) problems.push(`${extra}: documented but not in the registry`);
+    expect(problems).toEqual([]);
+  });
+});
+
+describe('before the first admin exists', () => {
+  for (const r of routes) {
+    it(`${routeId(r)}`, async () => {
+      const cells: Array<[string, 'tcp' | 'unix', Record<string, string>]> = [
+        ['no credential', 'tcp', {}],
+        ...Object.entries(BAD_CREDENTIALS).map(
+          ([k, h]) => [k, 'tcp', h] as [string, 'tcp' | 'unix', Record<string, string>],
+        ),
+        ['basic', 'tcp', basic('admin', PASSWORD)],
+        ['socket', 'unix', {}],
+      ];
+      for (const [label, via, headers] of cells) {
+        const res = await send(r, via, headers);
+        common(r, label, res);
+        const what = describeCell(r, label, res);
+        const served = r.ungated || (r.socketBeforeSetup && via === 'unix');
+        if (!served) {
+          expect(res.status, what).toBe(409);
+          expect((res.body as { code: string }).code, what).toBe('setup_required');
+        } else {
+          expect((res.body as { code?: string } | null)?.code, what).not.toBe('setup_required');
+          if (via === 'unix' || label === 'no credential') expect([401, 403], what).not.toContain(res.status);
+        }
+      }
+    });
+  }
+  it('created no admin and wrote nothing but what startup writes', async () => {
+    const users = s.server.ctx.sqlite.prepare('select count(*) as n from users').get() as { n: number };
+    expect(users.n).toBe(0);
+    expect(s.refused).toEqual([]);
+  });
+});
+
+describe('after the first admin exists', () => {
+  const tokens: Record<string, string> = {};
+
+  beforeAll(async () => {
+    const admin = await rawRequest(s, 'POST', '/setup/admin', {
+      json: { username: 'admin', password: PASSWORD },
+    });
+    expect(admin.status, admin.text).toBe(201);
+    const mk = async (headers: Record<string, string>, role: string) => {
+      const r = await rawRequest(s, 'POST', '/tokens', { headers, json: { name: `m-${role}`, role } });
+      expect(r.status, r.text).toBe(201);
+      return r.body as { token: string; id: string };
+    };
+    tokens['admin'] = (await mk(basic('admin', PASSWORD), 'admin')).token;
+    tokens['admin-owned viewer token'] = (await mk(bearer(tokens['admin']), 'viewer')).token;
+    const viewer = await rawRequest(s, 'POST', '/users', {
+      headers: bearer(tokens['admin']),
+      json: { username: 'watcher', role: 'viewer', password: VIEWER_PASSWORD },
+    });
+    expect(viewer.status, viewer.text).toBe(201);
+    tokens['viewer account'] = (await mk(basic('watcher', VIEWER_PASSWORD), 'viewer')).token;
+    const doomed = await mk(bearer(tokens['admin']), 'admin');
+    const del = await rawRequest(s, 'DELETE', `/tokens/${doomed.id}`, { headers: bearer(tokens['admin']) });
+    expect(del.status, del.text).toBe(204);
+    tokens['revoked'] = doomed.token;
+    // The revoked token really is dead.
+    const probe = await rawRequest(s, 'GET', '/users', { headers: bearer(doomed.token) });
+    expect(probe.status).toBe(401);
+  });
+
+  for (const r of routes) {
+    it(`${routeId(r)}`, async () => {
+      const refusedAlways: Array<[string, Record<string, string>]> = [
+        ...Object.entries(BAD_CREDENTIALS),
+        ['revoked token', bearer(tokens['revoked']!)],
+      ];
+      // No credential.
+      {
+        const res = await send(r, 'tcp');
+        common(r, 'no credential', res);
+        const what = describeCell(r, 'no credential', res);
+        if (r.role === 'public') expect([401, 403], what).not.toContain(res.status);
+        else {
+          expect(res.status, what).toBe(401);
+          expect((res.body as { code: string }).code, what).toBe('unauthorized');
+        }
+      }
+      // Credentials that never authenticate.
+      for (const [label, headers] of refusedAlways) {
+        const res = await send(r, 'tcp', headers);
+        common(r, label, res);
+        if (r.role !== 'public') {
+          const what = describeCell(r, label, res);
+          expect(res.status, what).toBe(401);
+          expect((res.body as { code: string }).code, what).toBe('unauthorized');
+        }
+      }
+      // Basic credentials (right password) are accepted only where the route allows them.
+      {
+        const res = await send(r, 'tcp', basic('admin', PASSWORD));
+        common(r, 'basic', res);
+        const what = describeCell(r, 'basic', res);
+        if (r.allowBasic) expect([401, 403], what).not.toContain(res.status);
+        else if (r.role !== 'public') expect(res.status, what).toBe(401);
+      }
+      // Viewers: forbidden on admin routes, served elsewhere.
+      for (const label of ['viewer account', 'admin-owned viewer token']) {
+        const res = await send(r, 'tcp', bearer(tokens[label]!));
+        common(r, label, res);
+        const what = describeCell(r, label, res);
+        if (r.role === 'admin') {
+          expect(res.status, what).toBe(403);
+          expect((res.body as { code: string }).code, what).toBe('forbidden');
+        } else expect([401, 403], what).not.toContain(res.status);
+      }
+      // The admin token and the socket are never refused by the auth layer.
+      for (const [label, via, headers] of [
+        ['admin', 'tcp', bearer(tokens['admin']!)],
+        ['socket', 'unix', {}],
+        ['socket with a bad bearer', 'unix', bearer('not-a-token')],
+      ] as Array<[string, 'tcp' | 'unix', Record<string, string>]>) {
+        const res = await send(r, via, headers);
+        common(r, label, res);
+        const what = describeCell(r, label, res);
+        expect([401, 403], what).not.toContain(res.status);
+        expect((res.body as { code?: string } | null)?.code, what).not.toBe('setup_required');
+      }
+      // Cross-origin writes are refused even for the admin.
+      if (r.method !== 'GET') {
+        const res = await send(r, 'tcp', { ...bearer(tokens['admin']!), origin: 'https://evil.example' });
+        common(r, 'admin, foreign Origin', res);
+        expect(res.status, describeCell(r, 'admin, foreign Origin', res)).toBe(403);
+      }
+    });
+  }
+
+  it('path variants and HEAD never get past the auth layer without a credential', async () => {
+    const leaks: string[] = [];
+    for (const r of routes.filter((x) => x.role !== 'public')) {
+      const p = samplePath(r);
+      const variants = [
+        `${p}/`,
+        `/${p}`,
+        p.toUpperCase(),
+        p.replace(/^\/([a-z])/, (_m, c: string) => `/%${c.charCodeAt(0).toString(16)}`),
+        `/./${p.slice(1)}`,
+        `/x/..${p}`,
+        `${p}?token=${tokens['admin']}`,
+        `${p};x=1`,
+      ];
+      for (const v of variants) {
+        const res = await rawRequest(s, r.method, v, r.body && r.bodyKind !== 'raw' ? { json: {} } : {});
+        if (res.status < 400 || res.status >= 500 || !isErrorBody(res.body))
+          leaks.push(`${r.method} ${v} → ${res.status} ${res.text.slice(0, 80)}`);
+      }
+      if (r.method === 'GET') {
+        const head = await rawRequest(s, 'HEAD', p);
+        if (head.status !== 401) leaks.push(`HEAD ${p} → ${head.status}`);
+      }
+    }
+    expect(leaks).toEqual([]);
+  });
+
+  it('ran no disk-writing command', () => {
+    expect(s.refused).toEqual([]);
+  });
+});
