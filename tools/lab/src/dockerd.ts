@@ -60,6 +60,8 @@ export async function startPrivateDockerd(options: { dir?: string } = {}): Promi
     }
     await log.close().catch(() => undefined);
     await fs.rm(short, { recursive: true, force: true });
+    // The data-root (image layers) goes too, unless the caller supplied the directory.
+    if (!options.dir) await fs.rm(dir, { recursive: true, force: true }).catch(() => undefined);
   };
   try {
     const end = Date.now() + 60_000;
