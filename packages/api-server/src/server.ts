@@ -5,10 +5,10 @@ import https from 'node:https';
 import net from 'node:net';
 import path from 'node:path';
 import { createAdaptorServer } from '@hono/node-server';
-import * as common from '@appliance/common';
 import {
-  AppError,
   type Clock,
+  createInventoryReader,
+  type HostPaths,
   type CommandRunner,
   createCommandRunner,
   createHostPaths,
@@ -212,27 +212,12 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   };
 }
 
-function defaultInventory(paths: common.HostPaths, runner: CommandRunner, config: Config): InventoryReader {
-  const factory = (common as Record<string, unknown>)['createInventoryReader'] as
-    | ((o: {
-        paths: common.HostPaths;
-        runner: CommandRunner;
-        lab: { enabled: boolean; imageDir?: string };
-      }) => InventoryReader)
-    | undefined;
-  if (factory) {
-    return factory({
-      paths,
-      runner,
-      lab: { enabled: config.lab.enabled, ...(config.lab.imageDir ? { imageDir: config.lab.imageDir } : {}) },
-    });
-  }
-  return {
-    read: () =>
-      Promise.reject(
-        new AppError(501, 'not_configured', 'The disk inventory is not available in this build.'),
-      ),
-  };
+function defaultInventory(paths: HostPaths, runner: CommandRunner, config: Config): InventoryReader {
+  return createInventoryReader({
+    paths,
+    runner,
+    lab: { enabled: config.lab.enabled, ...(config.lab.imageDir ? { imageDir: config.lab.imageDir } : {}) },
+  });
 }
 
 /** The Unix socket: a stale file is replaced, a live one makes startup fail (00 §3). */

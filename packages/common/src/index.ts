@@ -7,3 +7,4 @@ export * from './erase-phrase.ts';
 export * from './inventory/model.ts';
 export * from './inventory/reader.ts';
 export * from './inventory/match.ts';
+export * from './disk-lock.ts';

@@ -25,5 +25,5 @@ export class TryLocks implements DiskLocks {
 }
 
 /** Lock keys (07 §6.5): the whole disk's kernel name, and the lower-cased label. */
-export const diskLockKey = (device: string): string => `disk:${device.replace(/^\/dev\//, '')}`;
+export { diskLockKey } from '@appliance/common';
 export const externalLabelLockKey = (label: string): string => `external-label:${label.toLowerCase()}`;

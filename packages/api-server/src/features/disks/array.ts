@@ -10,13 +10,12 @@ import {
   toAppError,
   undoMounts,
 } from '@appliance/array-planner';
-import { AppError, conflict, notFound } from '@appliance/common';
+import { AppError, conflict, notFound, diskLockKey } from '@appliance/common';
 import { eq } from 'drizzle-orm';
 import type * as v from 'valibot';
 import type { AppContext } from '../../context.ts';
 import { arrayDisks, arraySettings } from '../../db/schema.ts';
 import type { Actor } from '../../services/audit.ts';
-import { diskLockKey } from './locks.ts';
 import type { ArraySetupBody, RemovalStateBody } from './schemas.ts';
 import { listExternals, listSlots, readSettings, rowToSlot } from './store.ts';
 
