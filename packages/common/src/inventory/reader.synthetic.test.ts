@@ -504,21 +504,42 @@ describe('inventory reader on a synthetic sysfs tree', () => {
         { name: 'sdk', dev: '8:160', sectors: sectors(GiB) },
         { name: 'sdl', dev: '8:176', sectors: sectors(GiB) },
         { name: 'sdm', dev: '8:192', sectors: sectors(GiB) },
+        { name: 'sdn', dev: '8:208', sectors: sectors(GiB) },
       ],
       rootOnSda,
     );
+    const dev = (n: string) => path.join(root, 'dev', n);
+    // blkid's low-level mode over several devices: prints each, stops at the first failure
     const runner = recordingRunner((args) => {
-      const node = path.basename(args[args.length - 1] ?? '');
-      if (node === 'sdj')
-        return { exitCode: 0, stdout: 'UUID=abc\nLABEL=old\\ disk\nTYPE=ext4\nUSAGE=filesystem\n' };
-      if (node === 'sdk') return { exitCode: 2, stdout: '' };
-      if (node === 'sdl') return { exitCode: 2, stderr: 'blkid: error: /dev/sdl: Operation not permitted\n' };
-      return { exitCode: -1, timedOut: true };
+      const devices = args.slice(4);
+      let stdout = '';
+      for (const d of devices) {
+        if (d === dev('sdm')) return { exitCode: -1, timedOut: true };
+        if (d === dev('sdj'))
+          stdout += `DEVNAME=${d}\nUUID=abc\nLABEL=old\\ disk\nTYPE=ext4\nUSAGE=filesystem\n\n`;
+        else if (d === dev('sdn')) stdout += `DEVNAME=${d}\nPTTYPE=gpt\nMINIMUM_IO_SIZE=512\n\n`;
+        else if (d === dev('sdk')) return { exitCode: 8, stdout, stderr: `${d}: ambivalent result\n` };
+        else if (d === dev('sdl'))
+          return { exitCode: 2, stdout, stderr: `blkid: error: ${d}: Operation not permitted\n` };
+      }
+      return { exitCode: 0, stdout };
     });
-    const inv = await createInventoryReader({ paths, runner, lab: { enabled: false } }).read();
-    expect(runner.calls.map((c) => c.join(' ')).sort()).toEqual(
-      ['sdj', 'sdk', 'sdl', 'sdm'].map((n) => `blkid -p -o export ${path.join(root, 'dev', n)}`),
-    );
+    const inv = await createInventoryReader({
+      paths,
+      runner,
+      lab: { enabled: false },
+      blkidConcurrency: 1,
+    }).read();
+    // one batch, restarted after each stop; the batch that hung is re-run device by device
+    expect(
+      runner.calls.map((c) =>
+        c
+          .slice(5)
+          .map((d) => path.basename(d))
+          .join(' '),
+      ),
+    ).toEqual(['sdj sdk sdl sdm sdn', 'sdl sdm sdn', 'sdm sdn', 'sdm', 'sdn']);
+    expect(runner.calls.every((c) => c.slice(0, 5).join(' ') === 'blkid -p -i -o export')).toBe(true);
     const by = (n: string) => inv.disks.find((d) => d.device === `/dev/${n}`);
     expect(by('sdj')).toMatchObject({
       filesystem: 'ext4',
@@ -526,9 +547,10 @@ describe('inventory reader on a synthetic sysfs tree', () => {
       fsUuid: 'abc',
       probeFailed: false,
     });
-    expect(by('sdk')).toMatchObject({ filesystem: null, probeFailed: false });
+    expect(by('sdk')).toMatchObject({ filesystem: null, probeFailed: true });
     expect(by('sdl')).toMatchObject({ filesystem: null, probeFailed: true });
     expect(by('sdm')).toMatchObject({ probeFailed: true });
+    expect(by('sdn')).toMatchObject({ filesystem: null, probeFailed: false });
   });
 
   it('reports mount targets inside the root prefix as logical paths and counts holders as in use', async () => {

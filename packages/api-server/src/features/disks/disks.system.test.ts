@@ -113,7 +113,7 @@ describe('disks and the array (lab mode, real loop devices)', () => {
     const logStart = runner.log.length;
     const r = await unchanged(() => s.call(method, route, body));
     const ran = runner.log.slice(logStart);
-    expect(ran.filter((c) => !c.startsWith('blkid -p -o export '))).toEqual([]);
+    expect(ran.filter((c) => !c.startsWith('blkid -p -i -o export '))).toEqual([]);
     return r;
   }
 
