@@ -16,6 +16,16 @@ export type {
   PlannedMember,
 } from './core/array-setup.ts';
 export { renderSnapraidConf } from './core/snapraid-conf.ts';
+export { POOL_MOUNTPOINT, mergerfsOptions, poolBranches } from './core/mergerfs.ts';
+export {
+  DEFAULT_DEVICE_TIMEOUT_SEC,
+  DEVICE_TIMEOUT_DROPIN,
+  GENERATED_HEADER,
+  escapeUnitPath,
+  persistsMountUnits,
+  renderMountUnits,
+} from './core/mount-units.ts';
+export type { MountUnitOptions, MountUnitSlot, RenderedMountUnits, UnitFile } from './core/mount-units.ts';
 export { rebuildCommand } from './core/steps.ts';
 export { ASSUMED_BYTES_PER_SECOND, estimate } from './core/estimate.ts';
 export { EXT4_FILE_LIMIT_BYTES } from './core/warnings.ts';
@@ -29,5 +39,13 @@ export {
   undoMounts,
 } from './node/array-setup.ts';
 export type { ArraySetupDeps, ArraySetupResult, FormattedMember } from './node/array-setup.ts';
+export {
+  DEFAULT_UNIT_DIR,
+  MountUnitStepError,
+  SYSTEMD_RUN_DIR,
+  installMountUnits,
+  removeMountUnits,
+} from './node/mount-units.ts';
+export type { InstalledMountUnits, MountUnitDeps } from './node/mount-units.ts';
 export { isMountedAt, isPoolMounted, readMounts } from './node/pool-state.ts';
 export { measureSlot } from './node/slot-measurements.ts';

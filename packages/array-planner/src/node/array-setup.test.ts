@@ -23,6 +23,7 @@ describe('array setup on real loop devices (lab mode)', () => {
   let root: string;
   let imageDir: string;
   let runner: CommandRunner;
+  const ran: string[] = [];
   const disks: LoopDisk[] = [];
   const paths = () => createHostPaths({ root });
 
@@ -33,7 +34,13 @@ describe('array setup on real loop devices (lab mode)', () => {
     });
     root = await fs.mkdtemp(path.join(os.tmpdir(), 'array-setup-'));
     imageDir = path.join(root, 'images');
-    runner = createCommandRunner({ path: await installGuardShims(path.join(root, 'shims'), imageDir) });
+    const real = createCommandRunner({ path: await installGuardShims(path.join(root, 'shims'), imageDir) });
+    runner = {
+      run: (cmd, args, opts) => {
+        ran.push([cmd, ...args].join(' '));
+        return real.run(cmd, args, opts);
+      },
+    };
     // parity 400 MiB, two data disks 320 MiB, a cache 320 MiB; one carries an old filesystem
     disks.push(await createLoopDisk({ sizeBytes: 400 * MiB, imageDir }));
     disks.push(await createLoopDisk({ sizeBytes: 320 * MiB, imageDir, filesystem: 'ext4', label: 'old' }));
@@ -95,7 +102,9 @@ describe('array setup on real loop devices (lab mode)', () => {
           : runner.run(cmd, args, opts),
     };
     const first = await plan(expected);
-    await expect(executeArraySetup(first.plan!, { paths: paths(), runner: failing })).rejects.toMatchObject({
+    await expect(
+      executeArraySetup(first.plan!, { paths: paths(), runner: failing, labMode: true }),
+    ).rejects.toMatchObject({
       status: 500,
       code: 'array_setup_failed',
       details: { step: `mkfs ${cacheDevice}` },
@@ -105,9 +114,11 @@ describe('array setup on real loop devices (lab mode)', () => {
 
     const events: string[] = [];
     const again = await plan(expected);
+    const systemUnitsBefore = await fs.readdir('/etc/systemd/system').catch(() => []);
     const result = await executeArraySetup(again.plan!, {
       paths: paths(),
       runner,
+      labMode: true,
       onProgress: (e) => events.push(e.step),
     });
     expect(result.members.map((m) => [m.role, m.roleIndex, m.mountpoint, m.label])).toEqual([
@@ -145,5 +156,13 @@ describe('array setup on real loop devices (lab mode)', () => {
     expect(await isPoolMounted(paths())).toBe(true);
     await fs.writeFile(path.join(root, 'mnt/user/hello.txt'), 'hi');
     expect(await fs.readFile(path.join(root, 'mnt/user/hello.txt'), 'utf8')).toBe('hi');
+
+    // lab mode (and a root prefix): no boot-persistent unit anywhere, systemctl never ran
+    expect(result.mountUnits).toBeNull();
+    expect(events).not.toContain('mount units');
+    const everything = await fs.readdir(root, { recursive: true });
+    expect(everything.filter((p) => /\.(mount|device\.d)$|systemd/.test(p))).toEqual([]);
+    expect(ran.filter((c) => c.startsWith('systemctl'))).toEqual([]);
+    expect(await fs.readdir('/etc/systemd/system').catch(() => [])).toEqual(systemUnitsBefore);
   }, 180_000);
 });

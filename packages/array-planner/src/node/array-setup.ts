@@ -8,8 +8,13 @@ import {
   writeFileAtomic,
 } from '@appliance/common';
 import type { ArraySetupPlan, PlannedMember } from '../core/array-setup.ts';
+import { mergerfsOptions, minFreeSpaceMiB, poolBranches } from '../core/mergerfs.ts';
+import { persistsMountUnits, renderMountUnits } from '../core/mount-units.ts';
 import { renderSnapraidConf } from '../core/snapraid-conf.ts';
 import type { ArrayFilesystem } from '../core/types.ts';
+import { type InstalledMountUnits, MountUnitStepError, installMountUnits } from './mount-units.ts';
+
+export { minFreeSpaceMiB } from '../core/mergerfs.ts';
 
 export interface ArraySetupDeps {
   paths: HostPaths;
@@ -18,6 +23,19 @@ export interface ArraySetupDeps {
   onProgress?: (event: { step: string; device?: string; mountpoint?: string }) => void;
   /** Timeout of one mkfs run. Default 10 minutes. */
   mkfsTimeoutMs?: number;
+  /**
+   * Lab mode (configuration). Boot-persistent mount units are written only when this is false
+   * and `paths.root` is empty (08 §9.3).
+   */
+  labMode: boolean;
+  /** Where the mount units go. Default `/etc/systemd/system`. */
+  unitDir?: string;
+  /** The "systemd is running" marker. Default `/run/systemd/system`. */
+  systemdRunDir?: string;
+  /** `JobRunningTimeoutSec=` of each disk's device unit. Default 60. */
+  deviceTimeoutSec?: number;
+  /** Notable events (e.g. units written but not enabled because systemd is not running). */
+  log?: (message: string, fields?: Record<string, unknown>) => void;
 }
 
 export interface FormattedMember extends PlannedMember {
@@ -30,6 +48,8 @@ export interface ArraySetupResult {
   snapraidConf: string;
   /** Real mount targets this run mounted, in mount order (for undo). */
   mounted: string[];
+  /** The boot-persistent units written (`null` in lab mode or with a root prefix); undo with `removeMountUnits`. */
+  mountUnits: InstalledMountUnits | null;
 }
 
 const MKFS: Record<ArrayFilesystem, (label: string, device: string) => string[]> = {
@@ -75,8 +95,9 @@ export async function mergerfsInstalled(runner: CommandRunner): Promise<boolean>
 /**
  * Executes a checked array setup plan (08 §9.3): per disk (parity, data, cache) `wipefs -a`,
  * `mkfs.<fs>` with its label, the UUID from `blkid -p`, mount by UUID, checked with `findmnt`;
- * then `snapraid.conf` written atomically and the mergerfs pool when mergerfs is installed.
- * A failure unmounts what this run mounted and throws `500 array_setup_failed` with
+ * then `snapraid.conf` written atomically and the mergerfs pool when mergerfs is installed; then,
+ * outside lab mode and without a root prefix only, the boot-persistent mount units
+ * (`installMountUnits`). A failure removes the units it wrote, unmounts what this run mounted and throws `500 array_setup_failed` with
  * `details.step`; formatted disks stay formatted (the same request completes the setup).
  */
 export async function executeArraySetup(
@@ -129,18 +150,12 @@ export async function executeArraySetup(
     let poolMounted = false;
     if (await mergerfsInstalled(runner)) {
       progress('mergerfs /mnt/user', { mountpoint: '/mnt/user' });
-      const branches = [
-        ...members.filter((m) => m.role === 'cache'),
-        ...members.filter((m) => m.role === 'data').sort((a, b) => a.roleIndex - b.roleIndex),
-      ].map((m) => paths.real(m.mountpoint));
+      const branches = poolBranches(members).map((m) => paths.real(m.mountpoint));
       await fs.mkdir(paths.userPool, { recursive: true });
-      const options = [
-        `category.create=${plan.createPolicy}`,
-        `minfreespace=${minFreeSpaceMiB(members)}M`,
-        'moveonenospc=true',
-        'dropcacheonclose=true',
-        'fsname=appliance-pool',
-      ].join(',');
+      const options = mergerfsOptions({
+        createPolicy: plan.createPolicy,
+        minFreeSpaceMiB: minFreeSpaceMiB(members),
+      });
       expectSuccess(
         await runner.run('mergerfs', ['-o', options, branches.join(':'), paths.userPool], {
           timeoutMs: 30_000,
@@ -150,8 +165,28 @@ export async function executeArraySetup(
       await checkMounted(runner, paths.userPool, null);
       poolMounted = true;
     }
-    return { members, poolMounted, snapraidConf: conf, mounted };
+
+    let mountUnits: InstalledMountUnits | null = null;
+    if (persistsMountUnits({ labMode: deps.labMode, root: paths.root })) {
+      progress('mount units');
+      const rendered = renderMountUnits(members, {
+        pool: poolMounted
+          ? { createPolicy: plan.createPolicy, minFreeSpaceMiB: minFreeSpaceMiB(members) }
+          : null,
+        ...(deps.deviceTimeoutSec !== undefined ? { deviceTimeoutSec: deps.deviceTimeoutSec } : {}),
+      });
+      mountUnits = await installMountUnits(rendered, {
+        runner,
+        ...(deps.unitDir !== undefined ? { unitDir: deps.unitDir } : {}),
+        ...(deps.systemdRunDir !== undefined ? { systemdRunDir: deps.systemdRunDir } : {}),
+        ...(deps.log ? { log: deps.log } : {}),
+        onStep: (s) => progress(s),
+      });
+    }
+    return { members, poolMounted, snapraidConf: conf, mounted, mountUnits };
   } catch (err) {
+    if (err instanceof MountUnitStepError) step = err.step; // it undid its own files
+    deps.log?.('array setup failed', { step, error: err instanceof Error ? err.message : String(err) });
     await undoMounts(runner, mounted);
     if (isAppError(err) && err.status !== 500) throw err;
     throw new AppError(
@@ -184,16 +219,6 @@ async function checkMounted(runner: CommandRunner, target: string, device: strin
   }
   const [a, b] = await Promise.all([realpathOr(source ?? ''), realpathOr(device)]);
   if (a !== b) throw new Error(`${target} is mounted from ${source ?? 'nothing'}, not ${device}`);
-}
-
-/**
- * mergerfs skips a branch for new files below `minfreespace` (default 4 GiB). Keep the default on
- * real disks, and a twentieth of the smallest branch on small (lab) disks so the pool stays usable.
- */
-export function minFreeSpaceMiB(members: readonly { role: string; entry: { sizeBytes: number } }[]): number {
-  const branches = members.filter((m) => m.role !== 'parity').map((m) => m.entry.sizeBytes);
-  const smallest = Math.min(...branches);
-  return Math.max(1, Math.min(4096, Math.floor(smallest / 20 / (1024 * 1024))));
 }
 
 const realpathOr = (p: string) => fs.realpath(p).catch(() => p);

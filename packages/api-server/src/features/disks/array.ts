@@ -7,6 +7,7 @@ import {
   isMountedAt,
   isPoolMounted,
   planArraySetup,
+  removeMountUnits,
   toAppError,
   undoMounts,
 } from '@appliance/array-planner';
@@ -81,6 +82,9 @@ export async function setupArray(
         paths: ctx.paths,
         runner: ctx.runner,
         onProgress: (e) => progress.update({ ...e }),
+        // boot-persistent mount units only outside lab mode and without a root prefix (08 §9.3)
+        labMode: ctx.config.lab.enabled,
+        log: (message, fields) => ctx.logger.warn(message, fields),
       });
     } catch (err) {
       progress.finish({ ok: false, step: err instanceof AppError ? err.details?.['step'] : undefined });
@@ -130,10 +134,18 @@ export async function setupArray(
               filesystem: m.filesystem,
             })),
             poolMounted: result.poolMounted,
+            mountUnits: result.mountUnits
+              ? { units: result.mountUnits.units, enabled: result.mountUnits.enabled }
+              : null,
           },
         });
       });
     } catch (err) {
+      if (result.mountUnits)
+        await removeMountUnits(result.mountUnits, {
+          runner: ctx.runner,
+          log: (message, fields) => ctx.logger.warn(message, fields),
+        });
       await undoMounts(ctx.runner, result.mounted);
       progress.finish({ ok: false, step: 'record' });
       throw err;

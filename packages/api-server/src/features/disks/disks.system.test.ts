@@ -261,8 +261,15 @@ describe('disks and the array (lab mode, real loop devices)', () => {
       .map((d) => d.device)
       .sort()
       .join(', ')}`;
+    const logStart = runner.log.length;
+    const systemUnitsBefore = await fs.readdir('/etc/systemd/system').catch(() => []);
     const r = await s.call('POST', '/disks/array', { disks, createPolicy: 'mfs', confirmation });
     expect(r.status).toBe(201);
+    // lab mode with a root prefix: no boot-persistent mount unit anywhere, systemctl never ran (08 §9.3)
+    const sandboxFiles = await fs.readdir(s.root, { recursive: true });
+    expect(sandboxFiles.filter((p) => /\.(mount|device\.d)$|systemd/.test(p))).toEqual([]);
+    expect(runner.log.slice(logStart).filter((c) => c.startsWith('systemctl'))).toEqual([]);
+    expect(await fs.readdir('/etc/systemd/system').catch(() => [])).toEqual(systemUnitsBefore);
     expect(r.body).toMatchObject({
       configured: true,
       createPolicy: 'mfs',
