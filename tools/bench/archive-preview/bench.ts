@@ -18,7 +18,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { parseArgs } from 'node:util';
-import { REPO, report, startListening } from '../src/harness.ts';
+import { report, serviceCli, startListening } from '../src/harness.ts';
 
 const { values } = parseArgs({
   options: {
@@ -38,7 +38,7 @@ async function startAppliance() {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'appliance-bench-preview-'));
   const socketDir = fs.mkdtempSync('/tmp/apb-');
   const socket = path.join(socketDir, 'a.sock');
-  const cli = path.join(REPO, 'packages/api-server/src/cli.ts');
+  const cli = serviceCli();
   const c = await startListening([
     cli,
     'serve',

@@ -16,7 +16,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { parseArgs } from 'node:util';
-import { adminToken, load, REPO, report, startHelloWorld, startListening } from '../src/harness.ts';
+import { adminToken, load, nodeArgs, report, serviceCli, startHelloWorld } from '../src/harness.ts';
 
 const { values } = parseArgs({
   options: {
@@ -44,10 +44,8 @@ async function startAppliance() {
   });
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'appliance-bench-'));
   const socket = path.join(fs.mkdtempSync('/tmp/apb-'), 'a.sock');
-  const cli = path.join(REPO, 'packages/api-server/src/cli.ts');
   const args = [
-    '--conditions=@appliance/source',
-    cli,
+    ...nodeArgs(serviceCli()),
     'serve',
     '--root',
     root,

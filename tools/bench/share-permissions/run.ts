@@ -9,8 +9,8 @@ import { DatabaseSync } from 'node:sqlite';
 import {
   adminToken,
   load as harnessLoad,
-  REPO,
   startHelloWorld,
+  serviceCli,
   startListening,
   type LoadResult,
 } from '../src/harness.ts';
@@ -26,7 +26,7 @@ const CONNECTIONS = Number(process.env['BENCH_CONNECTIONS'] ?? 32);
 async function startAppliance() {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-share-permissions-'));
   const socketDir = fs.mkdtempSync('/tmp/bsp-');
-  const cli = path.join(REPO, 'packages/api-server/src/cli.ts');
+  const cli = serviceCli();
   const args = [
     'serve',
     '--root',

@@ -186,28 +186,46 @@ export function permissionStore(db: Db): PermissionStore {
   };
 }
 
-/**
- * Everything the Samba rendering reads. One synchronous pass on the server's one connection: no
- * write job can commit in between, so the snapshot is consistent.
- */
-export function loadAccessSnapshot(db: Db): AccessSnapshot {
-  const byGroup = new Map<string, string[]>();
-  for (const m of db.select().from(userGroupMembers).all()) {
-    byGroup.set(m.groupId, [...(byGroup.get(m.groupId) ?? []), m.userId]);
-  }
+function snapshotStatements(db: Db) {
   return {
+    members: db.select().from(userGroupMembers).prepare(),
     shares: db
       .select({ name: shares.name, enabled: shares.smbEnabled, browseable: shares.smbBrowseable })
       .from(shares)
+      .prepare(),
+    users: db.select({ id: users.id, username: users.username }).from(users).prepare(),
+    groups: db.select({ id: userGroups.id }).from(userGroups).prepare(),
+    userGrants: db.select().from(shareUserPermissions).prepare(),
+    groupGrants: db.select().from(shareGroupPermissions).prepare(),
+  };
+}
+
+const snapshotPrepared = new WeakMap<Db, ReturnType<typeof snapshotStatements>>();
+
+/**
+ * Everything the Samba rendering reads. One synchronous pass on the server's one connection: no
+ * write job can commit in between, so the snapshot is consistent. Prepared once per handle: it runs
+ * once per coalesced regeneration, on the hot path of 06 §8.
+ */
+export function loadAccessSnapshot(db: Db): AccessSnapshot {
+  let q = snapshotPrepared.get(db);
+  if (!q) {
+    q = snapshotStatements(db);
+    snapshotPrepared.set(db, q);
+  }
+  const byGroup = new Map<string, string[]>();
+  for (const m of q.members.all()) {
+    const list = byGroup.get(m.groupId);
+    if (list) list.push(m.userId);
+    else byGroup.set(m.groupId, [m.userId]);
+  }
+  return {
+    shares: q.shares
       .all()
       .map((s) => ({ name: s.name, smb: { enabled: s.enabled === 1, browseable: s.browseable === 1 } })),
-    users: db.select({ id: users.id, username: users.username }).from(users).all(),
-    groups: db
-      .select({ id: userGroups.id })
-      .from(userGroups)
-      .all()
-      .map((g) => ({ id: g.id, memberUserIds: byGroup.get(g.id) ?? [] })),
-    userGrants: db.select().from(shareUserPermissions).all(),
-    groupGrants: db.select().from(shareGroupPermissions).all(),
+    users: q.users.all(),
+    groups: q.groups.all().map((g) => ({ id: g.id, memberUserIds: byGroup.get(g.id) ?? [] })),
+    userGrants: q.userGrants.all(),
+    groupGrants: q.groupGrants.all(),
   };
 }

@@ -2,13 +2,21 @@
  * Writing and validating `smb.conf` (06 §5.2): skip identical bytes, write a fsynced candidate in the
  * same directory (0644), validate it with the real `testparm -s`, rename it over the file, fsync the
  * directory. Any failure leaves the previous file in place and removes the candidate.
+ *
+ * This runs once per coalesced regeneration, on the hot path of 06 §8, so the small steps (reading
+ * a ~3 KiB file, creating and writing the candidate, the rename) are synchronous calls — each takes
+ * microseconds on a page-cached file, less than one thread-pool round trip — and only the two
+ * fsyncs (the candidate, then the directory) go to the thread pool.
  */
 import { randomBytes } from 'node:crypto';
-import fs from 'node:fs/promises';
+import fs from 'node:fs';
 import path from 'node:path';
-import { AppError, type CommandRunner, fsyncDir } from '@appliance/common';
+import { promisify } from 'node:util';
+import { AppError, type CommandRunner } from '@appliance/common';
 import { smbConfStructureKey } from '../core/render-smb-conf.ts';
 import { smbRegenerationFailed } from '../errors.ts';
+
+const fsync = promisify(fs.fsync);
 
 export interface SmbConfWriterOptions {
   /** Host path of smb.conf (`HostPaths.sambaConf`). */
@@ -34,13 +42,32 @@ const VALIDATION_MARKER = 'Unknown parameter encountered';
  * validation between its fsync and its rename.
  */
 async function writeCandidate(file: string, text: string): Promise<void> {
-  const handle = await fs.open(file, 'wx', 0o644);
+  const fd = fs.openSync(file, 'wx', 0o644);
   try {
-    await handle.writeFile(text);
-    await handle.chmod(0o644);
-    await handle.sync();
+    fs.writeFileSync(fd, text);
+    fs.fchmodSync(fd, 0o644);
+    await fsync(fd);
   } finally {
-    await handle.close();
+    fs.closeSync(fd);
+  }
+}
+
+/** fsync of a directory (the rename of step 4 made durable). */
+async function syncDirectory(dir: string): Promise<void> {
+  const fd = fs.openSync(dir, 'r');
+  try {
+    await fsync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+function readCurrent(file: string): string | null {
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw err;
   }
 }
 
@@ -68,16 +95,18 @@ export function createSmbConfWriter(options: SmbConfWriterOptions): SmbConfWrite
 
   return {
     async write(text) {
-      const current = await fs.readFile(file, 'utf8').catch((err: NodeJS.ErrnoException) => {
-        if (err.code === 'ENOENT') return null;
+      let current: string | null;
+      try {
+        current = readCurrent(file);
+      } catch (err) {
         throw failed('write_failed', 'reading the current smb.conf', err);
-      });
+      }
       if (current === text) return 'unchanged';
 
       const candidate = path.join(dir, `.${path.basename(file)}.${randomBytes(6).toString('hex')}.candidate`);
       try {
         try {
-          await fs.mkdir(dir, { recursive: true, mode: 0o755 });
+          fs.mkdirSync(dir, { recursive: true, mode: 0o755 });
           await writeCandidate(candidate, text);
         } catch (err) {
           throw failed('write_failed', `writing ${candidate}`, err);
@@ -88,14 +117,14 @@ export function createSmbConfWriter(options: SmbConfWriterOptions): SmbConfWrite
           acceptedKey = key;
         }
         try {
-          await fs.rename(candidate, file);
-          await fsyncDir(dir);
+          fs.renameSync(candidate, file);
+          await syncDirectory(dir);
         } catch (err) {
           throw failed('write_failed', `renaming the candidate over ${file}`, err);
         }
         return 'written';
       } catch (err) {
-        await fs.rm(candidate, { force: true }).catch(() => undefined);
+        fs.rmSync(candidate, { force: true });
         if (err instanceof AppError) throw err;
         throw failed('write_failed', 'regenerating (unexpected error)', err);
       }

@@ -3,7 +3,7 @@
  * ask Samba to reload. Concurrent requests are coalesced: a caller is answered after a run that
  * started after its request (so after its commit) has finished.
  */
-import fs from 'node:fs/promises';
+import fs from 'node:fs';
 import path from 'node:path';
 import type { CommandRunner } from '@appliance/common';
 import { createCoalescer } from '../core/coalesce.ts';
@@ -52,7 +52,7 @@ export function createSmbRegenerator(options: SmbRegeneratorOptions): SmbRegener
     try {
       // A read failure aborts before anything is written: a failure never opens the file further.
       snapshot = await options.loadSnapshot();
-      includeFile = (await isFile(include)) ? include : null;
+      includeFile = isFile(include) ? include : null;
     } catch (err) {
       log('smb.conf regeneration failed while reading the access rows', err);
       throw smbRegenerationFailed('write_failed');
@@ -67,9 +67,10 @@ export function createSmbRegenerator(options: SmbRegeneratorOptions): SmbRegener
   return { regenerate: () => coalescer.request(), idle: () => coalescer.idle() };
 }
 
-async function isFile(file: string): Promise<boolean> {
+/** A stat of a file in the Samba configuration directory (synchronous: microseconds, no round trip). */
+function isFile(file: string): boolean {
   try {
-    return (await fs.stat(file)).isFile();
+    return fs.statSync(file).isFile();
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false;
     throw err;
