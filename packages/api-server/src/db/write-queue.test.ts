@@ -62,6 +62,81 @@ describe('WriteQueue (group commit)', () => {
   });
 });
 
+describe('WriteQueue afterCommit', () => {
+  it('starts after COMMIT (the rows are visible), overlaps the flush, and settles the job after both', async () => {
+    const { db, sqlite } = fresh();
+    const order: string[] = [];
+    let releaseSync!: () => void;
+    const syncer = {
+      sync: () => {
+        order.push('sync started');
+        return new Promise<void>((r) => {
+          releaseSync = () => {
+            order.push('sync done');
+            r();
+          };
+        });
+      },
+      close() {},
+    } as unknown as WalSyncer;
+    const q = new WriteQueue(sqlite, db, { syncer });
+    const job = q.run(
+      (d) => {
+        d.update(settings).set({ hostname: 'after' }).where(eq(settings.id, 1)).run();
+        return 'value';
+      },
+      {
+        afterCommit: async (value) => {
+          // committed: no transaction is open and the row is there
+          order.push(`after(${value}) inTransaction=${sqlite.inTransaction}`);
+          order.push(`row=${db.select().from(settings).get()!.hostname}`);
+        },
+      },
+    );
+    let settled = false;
+    void job.then(() => {
+      settled = true;
+    });
+    await new Promise((r) => setTimeout(r, 20));
+    expect(order).toEqual(['after(value) inTransaction=false', 'row=after', 'sync started']);
+    expect(settled).toBe(false);
+    releaseSync();
+    await expect(job).resolves.toBe('value');
+  });
+
+  it('a failing afterCommit fails its own job only; the rows stay committed', async () => {
+    const { db, sqlite, q } = fresh();
+    const [a, b] = await Promise.allSettled([
+      q.run((d) => d.update(settings).set({ hostname: 'a' }).where(eq(settings.id, 1)).run(), {
+        afterCommit: () => Promise.reject(new Error('regeneration failed')),
+      }),
+      q.run(() => 'b', { afterCommit: () => Promise.resolve() }),
+    ]);
+    expect(a).toMatchObject({ status: 'rejected', reason: new Error('regeneration failed') });
+    expect(b).toMatchObject({ status: 'fulfilled', value: 'b' });
+    expect(sqlite.inTransaction).toBe(false);
+    expect(db.select().from(settings).get()!.hostname).toBe('a');
+  });
+
+  it('is not called for a job that failed', async () => {
+    const { q } = fresh();
+    let called = false;
+    await expect(
+      q.run(
+        () => {
+          throw new Error('refused');
+        },
+        {
+          afterCommit: async () => {
+            called = true;
+          },
+        },
+      ),
+    ).rejects.toThrow('refused');
+    expect(called).toBe(false);
+  });
+});
+
 describe('WriteQueue with the WAL syncer', () => {
   it('acknowledges only after an fdatasync that started after the commit, and the data survives a reopen', async () => {
     const fs = await import('node:fs');

@@ -4,9 +4,19 @@ import type { WalSyncer } from './wal-syncer.ts';
 
 type Job = {
   fn: (db: Db) => unknown;
+  afterCommit: ((value: never) => Promise<unknown>) | undefined;
   resolve: (value: unknown) => void;
   reject: (reason: unknown) => void;
 };
+
+export interface RunOptions<T> {
+  /**
+   * Started right after the batch's COMMIT (the change is visible, its fsync still running), so
+   * work that only needs the committed rows — e.g. regenerating smb.conf — overlaps the WAL flush.
+   * The job settles once both the flush and this promise have settled; a rejection fails the job.
+   */
+  afterCommit?: (value: T) => Promise<unknown>;
+}
 
 /**
  * Group commit. Every write runs as `await writes.run((db) => …)`: a synchronous function over the
@@ -52,9 +62,14 @@ export class WriteQueue {
     };
   }
 
-  run<T>(fn: (db: Db) => T): Promise<T> {
+  run<T>(fn: (db: Db) => T, options: RunOptions<T> = {}): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ fn, resolve: resolve as (v: unknown) => void, reject });
+      this.queue.push({
+        fn,
+        afterCommit: options.afterCommit as Job['afterCommit'],
+        resolve: resolve as (v: unknown) => void,
+        reject,
+      });
       if (!this.scheduled) {
         this.scheduled = true;
         setImmediate(() => this.flush());
@@ -101,11 +116,25 @@ export class WriteQueue {
       for (const job of batch) job.reject(error);
       return;
     }
+    const after = batch.map((job, i) => {
+      const outcome = outcomes[i]!;
+      if (!outcome.ok || !job.afterCommit) return null;
+      let pending: Promise<unknown>;
+      try {
+        pending = job.afterCommit(outcome.value as never);
+      } catch (error) {
+        pending = Promise.reject(error);
+      }
+      pending.catch(() => undefined); // handled when the job settles
+      return pending;
+    });
     const settle = () =>
       batch.forEach((job, i) => {
         const outcome = outcomes[i]!;
-        if (outcome.ok) job.resolve(outcome.value);
-        else job.reject(outcome.error);
+        const pending = after[i];
+        if (!outcome.ok) job.reject(outcome.error);
+        else if (pending) pending.then(() => job.resolve(outcome.value), job.reject);
+        else job.resolve(outcome.value);
       });
     if (!this.syncer) {
       settle();

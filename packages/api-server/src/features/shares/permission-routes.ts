@@ -34,16 +34,19 @@ export const permissionRoutes = [
     responses: { 200: { description: 'The share’s access, read back', schema: SharePermissionsSchema } },
     handler: async ({ ctx, actor, params, body }) => {
       const input = normalizeSharePermissions(body);
-      const { result, auditId } = await ctx.writes.run((db) => {
-        const result = replaceSharePermissions(permissionStore(db), params.name, input);
-        ctx.audit.record(db, actor, {
-          operation: 'share_permissions.update',
-          target: params.name,
-          details: { users: input.users, groups: input.groups },
-        });
-        return { result, auditId: lastAuditId(ctx) };
-      });
-      await regenerateAfter(ctx, auditId);
+      // smb.conf is regenerated as soon as the change is committed, while the WAL flush runs (06 §5.3)
+      const { result } = await ctx.writes.run(
+        (db) => {
+          const result = replaceSharePermissions(permissionStore(db), params.name, input);
+          ctx.audit.record(db, actor, {
+            operation: 'share_permissions.update',
+            target: params.name,
+            details: { users: input.users, groups: input.groups },
+          });
+          return { result, auditId: lastAuditId(ctx) };
+        },
+        { afterCommit: ({ auditId }) => regenerateAfter(ctx, auditId) },
+      );
       return ok(result);
     },
   }),
@@ -82,16 +85,18 @@ export const permissionRoutes = [
     handler: async ({ ctx, actor, params, body }) => {
       const input = normalizeUserPermissions(body);
       const userId = params.id.toLowerCase();
-      const { result, auditId } = await ctx.writes.run((db) => {
-        const result = replaceUserPermissions(permissionStore(db), userId, input);
-        ctx.audit.record(db, actor, {
-          operation: 'user_permissions.update',
-          target: userId,
-          details: { permissions: input.permissions },
-        });
-        return { result, auditId: lastAuditId(ctx) };
-      });
-      await regenerateAfter(ctx, auditId);
+      const { result } = await ctx.writes.run(
+        (db) => {
+          const result = replaceUserPermissions(permissionStore(db), userId, input);
+          ctx.audit.record(db, actor, {
+            operation: 'user_permissions.update',
+            target: userId,
+            details: { permissions: input.permissions },
+          });
+          return { result, auditId: lastAuditId(ctx) };
+        },
+        { afterCommit: ({ auditId }) => regenerateAfter(ctx, auditId) },
+      );
       return ok(result);
     },
   }),
