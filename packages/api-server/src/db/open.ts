@@ -5,7 +5,8 @@ import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3'
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import * as schema from './schema.ts';
 
-export type Db = BetterSQLite3Database<typeof schema>;
+/** The drizzle handle; `$client` is the better-sqlite3 connection under it (for hot-path statements). */
+export type Db = BetterSQLite3Database<typeof schema> & { $client: Database.Database };
 
 export interface OpenedDatabase {
   sqlite: Database.Database;

@@ -3,6 +3,7 @@
  * over drizzle, the access snapshot the Samba renderer reads, and the share rows.
  */
 import type {
+  AccessLevel,
   AccessSnapshot,
   BranchDisk,
   PermissionStore,
@@ -92,65 +93,35 @@ export function deleteShareRows(db: Db, name: string): void {
 }
 
 /**
- * Prepared statements of the permission store, built once per database handle: the share-side PUT is
- * the hot path of 06 §8, and rebuilding and re-preparing each query per request costs more than
- * running it.
+ * Prepared statements of the permission store, built once per database handle. The share-side PUT
+ * is the hot path of 06 §8 (about a dozen statements per request), so these are plain SQLite
+ * statements on the driver: drizzle's per-call placeholder filling and row mapping cost more than
+ * running these point queries. The column names are the schema's (db/schema.ts).
  */
 function statements(db: Db) {
-  const p = (name: string) => sql.placeholder(name);
+  const c = db.$client;
   return {
-    share: db
-      .select({ n: shares.name })
-      .from(shares)
-      .where(eq(shares.name, p('name')))
-      .prepare(),
-    user: db
-      .select({ username: users.username })
-      .from(users)
-      .where(eq(users.id, p('id')))
-      .prepare(),
-    group: db
-      .select({ id: userGroups.id })
-      .from(userGroups)
-      .where(eq(userGroups.id, p('id')))
-      .prepare(),
-    deleteShareUsers: db
-      .delete(shareUserPermissions)
-      .where(eq(shareUserPermissions.shareName, p('share')))
-      .prepare(),
-    deleteShareGroups: db
-      .delete(shareGroupPermissions)
-      .where(eq(shareGroupPermissions.shareName, p('share')))
-      .prepare(),
-    deleteUserRows: db
-      .delete(shareUserPermissions)
-      .where(eq(shareUserPermissions.userId, p('userId')))
-      .prepare(),
-    insertUser: db
-      .insert(shareUserPermissions)
-      .values({ shareName: p('share'), userId: p('userId'), access: p('access') })
-      .prepare(),
-    insertGroup: db
-      .insert(shareGroupPermissions)
-      .values({ shareName: p('share'), groupId: p('groupId'), access: p('access') })
-      .prepare(),
-    shareUsers: db
-      .select({ userId: users.id, username: users.username, access: shareUserPermissions.access })
-      .from(shareUserPermissions)
-      .innerJoin(users, eq(users.id, shareUserPermissions.userId))
-      .where(eq(shareUserPermissions.shareName, p('share')))
-      .prepare(),
-    shareGroups: db
-      .select({ groupId: userGroups.id, name: userGroups.name, access: shareGroupPermissions.access })
-      .from(shareGroupPermissions)
-      .innerJoin(userGroups, eq(userGroups.id, shareGroupPermissions.groupId))
-      .where(eq(shareGroupPermissions.shareName, p('share')))
-      .prepare(),
-    userRows: db
-      .select({ shareName: shareUserPermissions.shareName, access: shareUserPermissions.access })
-      .from(shareUserPermissions)
-      .where(eq(shareUserPermissions.userId, p('userId')))
-      .prepare(),
+    share: c.prepare<[string], 1>('select 1 from shares where name = ?').pluck(),
+    user: c.prepare<[string], string>('select username from users where id = ?').pluck(),
+    group: c.prepare<[string], 1>('select 1 from user_groups where id = ?').pluck(),
+    deleteShareUsers: c.prepare<[string]>('delete from share_user_permissions where share_name = ?'),
+    deleteShareGroups: c.prepare<[string]>('delete from share_group_permissions where share_name = ?'),
+    deleteUserRows: c.prepare<[string]>('delete from share_user_permissions where user_id = ?'),
+    insertUser: c.prepare<[string, string, string]>(
+      'insert into share_user_permissions (share_name, user_id, access) values (?, ?, ?)',
+    ),
+    insertGroup: c.prepare<[string, string, string]>(
+      'insert into share_group_permissions (share_name, group_id, access) values (?, ?, ?)',
+    ),
+    shareUsers: c.prepare<[string], { userId: string; username: string; access: AccessLevel }>(
+      'select u.id as userId, u.username as username, p.access as access from share_user_permissions p join users u on u.id = p.user_id where p.share_name = ?',
+    ),
+    shareGroups: c.prepare<[string], { groupId: string; name: string; access: AccessLevel }>(
+      'select g.id as groupId, g.name as name, p.access as access from share_group_permissions p join user_groups g on g.id = p.group_id where p.share_name = ?',
+    ),
+    userRows: c.prepare<[string], { shareName: string; access: AccessLevel }>(
+      'select share_name as shareName, access from share_user_permissions where user_id = ?',
+    ),
   };
 }
 
@@ -166,23 +137,23 @@ export function permissionStore(db: Db): PermissionStore {
   const existing = (ids: readonly string[], found: (id: string) => boolean): Set<string> =>
     new Set([...new Set(ids)].filter(found));
   return {
-    shareExists: (name) => s.share.get({ name }) !== undefined,
-    username: (id) => s.user.get({ id })?.username ?? null,
-    existingUserIds: (ids) => existing(ids, (id) => s.user.get({ id }) !== undefined),
-    existingGroupIds: (ids) => existing(ids, (id) => s.group.get({ id }) !== undefined),
-    existingShareNames: (names) => existing(names, (name) => s.share.get({ name }) !== undefined),
+    shareExists: (name) => s.share.get(name) !== undefined,
+    username: (id) => s.user.get(id) ?? null,
+    existingUserIds: (ids) => existing(ids, (id) => s.user.get(id) !== undefined),
+    existingGroupIds: (ids) => existing(ids, (id) => s.group.get(id) !== undefined),
+    existingShareNames: (names) => existing(names, (name) => s.share.get(name) !== undefined),
     replaceShareRows(share, userGrants, groupGrants) {
-      s.deleteShareUsers.run({ share });
-      s.deleteShareGroups.run({ share });
-      for (const g of userGrants) s.insertUser.run({ share, userId: g.userId, access: g.access });
-      for (const g of groupGrants) s.insertGroup.run({ share, groupId: g.groupId, access: g.access });
+      s.deleteShareUsers.run(share);
+      s.deleteShareGroups.run(share);
+      for (const g of userGrants) s.insertUser.run(share, g.userId, g.access);
+      for (const g of groupGrants) s.insertGroup.run(share, g.groupId, g.access);
     },
     replaceUserRows(userId, grants) {
-      s.deleteUserRows.run({ userId });
-      for (const g of grants) s.insertUser.run({ share: g.shareName, userId, access: g.access });
+      s.deleteUserRows.run(userId);
+      for (const g of grants) s.insertUser.run(g.shareName, userId, g.access);
     },
-    readShareRows: (share) => ({ users: s.shareUsers.all({ share }), groups: s.shareGroups.all({ share }) }),
-    readUserRows: (userId) => s.userRows.all({ userId }),
+    readShareRows: (share) => ({ users: s.shareUsers.all(share), groups: s.shareGroups.all(share) }),
+    readUserRows: (userId) => s.userRows.all(userId),
   };
 }
 
