@@ -1,6 +1,7 @@
 // The tree deleter without the server (profiling aid for 05 §8): one XFS loop disk, identical trees,
 // `rm -rf` vs deleteBranchTrees with 1, 2 and 4 worker threads, alternating, in one run.
-//   node --conditions=@appliance/source tools/bench/share-data-delete/direct.ts [files]
+//   node --conditions=@appliance/source tools/bench/share-data-delete/direct.ts [files] [threads,…]
+// A thread count prefixed with `js` (e.g. `js1`) forces the pure-JS walker instead of the native addon.
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -10,7 +11,11 @@ import { closeIdleWorkers, deleteBranchTrees } from '../../../packages/shares/sr
 import { createLoopDisk } from '../../lab/src/index.ts';
 
 const FILES = Number(process.argv[2] ?? 100_000);
-const WORKERS = (process.argv[3] ?? '1,2,4,1,2,4').split(',').map(Number);
+const RUNS = (process.argv[3] ?? '1,2,4,1,2,4').split(',').map((spec) => ({
+  spec,
+  workers: Number(spec.replace(/^js/, '')),
+  native: !spec.startsWith('js'),
+}));
 const sh = (cmd: string, args: string[]) =>
   execFileSync(cmd, args, { stdio: ['ignore', 'pipe', 'inherit'] }).toString();
 
@@ -35,7 +40,7 @@ fs.mkdirSync(mount, { recursive: true });
 sh('mount', [disk.device, mount]);
 try {
   const paths = createHostPaths({ root });
-  for (const workers of WORKERS) {
+  for (const { spec, workers, native } of RUNS) {
     makeTree(path.join(mount, 'rm'), FILES);
     makeTree(path.join(mount, 'media'), FILES);
     sh('sync', []);
@@ -59,6 +64,7 @@ try {
       dryRun: false,
       paths,
       workers,
+      native,
       branches: [
         {
           disk: '/mnt/disk1',
@@ -74,7 +80,7 @@ try {
     clearInterval(sampler);
     console.log(`  RSS ${(rss0 / 2 ** 20).toFixed(1)} MiB before, peak ${(peak / 2 ** 20).toFixed(1)} MiB`);
     console.log(
-      `workers ${workers}: rm -rf ${Math.round(rm)} ms, deleter ${Math.round(api)} ms (${r.branches[0]!.filesDeleted} files), ratio ${(rm / api).toFixed(2)}, deleter CPU user ${Math.round(cpu.user / 1000)} ms sys ${Math.round(cpu.system / 1000)} ms, load ${os.loadavg()[0]!.toFixed(1)}`,
+      `workers ${spec} (${r.walker}): rm -rf ${Math.round(rm)} ms, deleter ${Math.round(api)} ms (${r.branches[0]!.filesDeleted} files), ratio ${(rm / api).toFixed(2)}, deleter CPU user ${Math.round(cpu.user / 1000)} ms sys ${Math.round(cpu.system / 1000)} ms, load ${os.loadavg()[0]!.toFixed(1)}`,
     );
     sh('sync', []);
   }

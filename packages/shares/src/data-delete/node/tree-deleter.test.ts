@@ -6,13 +6,21 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createHostPaths, type HostPaths } from '@appliance/common';
+import { fsAtAddonPath } from '@appliance/fs-at';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   type DeleteProgress,
+  type TreeDeleteOptions,
   type VerifiedBranch,
   defaultWorkerCount,
   deleteBranchTrees,
 } from './tree-deleter.ts';
+
+/** Both walkers: the native `*at` addon (when built; its own tests fail when it is not) and the pure-JS fallback. */
+const WALKERS = [
+  ...(fsAtAddonPath() === null ? [] : [{ walker: 'native', native: true } as const]),
+  { walker: 'js', native: false } as const,
+];
 
 let root: string;
 let paths: HostPaths;
@@ -60,7 +68,9 @@ function listAll(dir: string, prefix = ''): string[] {
   return out.sort();
 }
 
-describe('deleteBranchTrees', () => {
+describe.each(WALKERS)('deleteBranchTrees ($walker walker)', ({ walker, native }) => {
+  const deleteTrees = (options: TreeDeleteOptions) => deleteBranchTrees({ ...options, native });
+
   it('empties each branch (files, then directories, post-order) and keeps the branch directory with its mode', async () => {
     const b1 = branch('disk1', 'media');
     const b2 = branch('disk2', 'media');
@@ -68,7 +78,7 @@ describe('deleteBranchTrees', () => {
     const n1 = fill(b1.realPath, 3, 4, 25, 10);
     const n2 = fill(b2.realPath, 2, 2, 5);
     fs.writeFileSync(path.join(b1.realPath, 'top.txt'), 'x');
-    const result = await deleteBranchTrees({
+    const result = await deleteTrees({
       share: 'media',
       dryRun: false,
       paths,
@@ -76,6 +86,7 @@ describe('deleteBranchTrees', () => {
       workers: 2,
     });
     expect(result.failures.count).toBe(0);
+    expect(result.walker).toBe(walker);
     expect(result.branches.map((b) => [b.disk, b.filesDeleted, b.dirsDeleted])).toEqual([
       ['/mnt/disk1', n1 + 1, 3 + 12],
       ['/mnt/disk2', n2, 2 + 4],
@@ -96,7 +107,7 @@ describe('deleteBranchTrees', () => {
     fs.mkdirSync(path.join(b.realPath, 'd'));
     fs.symlinkSync(path.join(other, 'keep', 'file'), path.join(b.realPath, 'd', 'filelink'));
     fs.symlinkSync('/nonexistent/target', path.join(b.realPath, 'dangling'));
-    const result = await deleteBranchTrees({ share: 'media', dryRun: false, paths, branches: [b] });
+    const result = await deleteTrees({ share: 'media', dryRun: false, paths, branches: [b] });
     expect(result.failures.count).toBe(0);
     expect(result.branches[0]).toMatchObject({ filesDeleted: 4, dirsDeleted: 1 });
     expect(listAll(b.realPath)).toEqual([]);
@@ -112,8 +123,8 @@ describe('deleteBranchTrees', () => {
     fs.writeFileSync(path.join(b.realPath, 'shared'), Buffer.alloc(65536, 2));
     fs.linkSync(path.join(b.realPath, 'shared'), path.join(outside, 'shared'));
     const blocks = fs.statSync(path.join(b.realPath, 'inner1')).blocks * 512;
-    const dry = await deleteBranchTrees({ share: 'media', dryRun: true, paths, branches: [b] });
-    const real = await deleteBranchTrees({ share: 'media', dryRun: false, paths, branches: [b] });
+    const dry = await deleteTrees({ share: 'media', dryRun: true, paths, branches: [b] });
+    const real = await deleteTrees({ share: 'media', dryRun: false, paths, branches: [b] });
     expect(real.branches[0]).toMatchObject({ filesDeleted: 3, bytesFreed: blocks });
     expect(dry.branches[0]).toEqual(real.branches[0]);
     expect(fs.readFileSync(path.join(outside, 'shared')).length).toBe(65536);
@@ -124,9 +135,9 @@ describe('deleteBranchTrees', () => {
     fill(b.realPath, 4, 3, 40, 5000);
     fs.symlinkSync('/', path.join(b.realPath, 'a0', 'root'));
     const before = listAll(b.realPath);
-    const dry = await deleteBranchTrees({ share: 'media', dryRun: true, paths, branches: [b], workers: 3 });
+    const dry = await deleteTrees({ share: 'media', dryRun: true, paths, branches: [b], workers: 3 });
     expect(listAll(b.realPath)).toEqual(before);
-    const real = await deleteBranchTrees({ share: 'media', dryRun: false, paths, branches: [b], workers: 3 });
+    const real = await deleteTrees({ share: 'media', dryRun: false, paths, branches: [b], workers: 3 });
     expect(dry.branches).toEqual(real.branches);
     expect(real.branches[0]).toMatchObject({ filesDeleted: 4 * 3 * 40 + 1, dirsDeleted: 4 + 12 });
   });
@@ -136,7 +147,7 @@ describe('deleteBranchTrees', () => {
     const dir = Buffer.concat([Buffer.from(`${b.realPath}/`), Buffer.from([0x63, 0x61, 0x66, 0xe9])]);
     fs.mkdirSync(dir);
     fs.writeFileSync(Buffer.concat([dir, Buffer.from('/'), Buffer.from([0xff, 0xfe])]), 'x');
-    const result = await deleteBranchTrees({ share: 'media', dryRun: false, paths, branches: [b] });
+    const result = await deleteTrees({ share: 'media', dryRun: false, paths, branches: [b] });
     expect(result.failures.count).toBe(0);
     expect(result.branches[0]).toMatchObject({ filesDeleted: 1, dirsDeleted: 1 });
     expect(fs.readdirSync(b.realPath)).toEqual([]);
@@ -150,7 +161,7 @@ describe('deleteBranchTrees', () => {
       fs.mkdirSync(dir);
       fs.writeFileSync(path.join(dir, 'f'), 'x');
     }
-    const result = await deleteBranchTrees({
+    const result = await deleteTrees({
       share: 'media',
       dryRun: false,
       paths,
@@ -168,7 +179,7 @@ describe('deleteBranchTrees', () => {
     fs.mkdirSync(big);
     for (let i = 0; i < 30_000; i++) fs.closeSync(fs.openSync(path.join(big, `file-${i}`), 'w'));
     const seen: DeleteProgress[] = [];
-    const result = await deleteBranchTrees({
+    const result = await deleteTrees({
       share: 'media',
       dryRun: false,
       paths,
@@ -192,9 +203,9 @@ describe('deleteBranchTrees', () => {
       { ...b, path: '/mnt/disk1/media2' },
     ];
     for (const w of wrong) {
-      await expect(
-        deleteBranchTrees({ share: 'media', dryRun: false, paths, branches: [w] }),
-      ).rejects.toThrow(/not a planned branch/);
+      await expect(deleteTrees({ share: 'media', dryRun: false, paths, branches: [w] })).rejects.toThrow(
+        /not a planned branch/,
+      );
     }
     expect(fs.readdirSync(b.realPath)).toEqual(['keep']);
   });
@@ -206,15 +217,19 @@ describe('deleteBranchTrees', () => {
     fs.renameSync(b.realPath, paths.real('/mnt/disk1/moved'));
     fs.mkdirSync(b.realPath);
     fs.writeFileSync(path.join(b.realPath, 'new'), 'x');
-    const result = await deleteBranchTrees({ share: 'media', dryRun: false, paths, branches: [b] });
+    const result = await deleteTrees({ share: 'media', dryRun: false, paths, branches: [b] });
     expect(result.failures.listed).toEqual([
       { disk: '/mnt/disk1', path: '/mnt/disk1/media', error: 'ESTALE' },
     ]);
     expect(fs.readdirSync(b.realPath)).toEqual(['new']);
   });
+});
 
-  it('uses one thread per branch, and up to 4 threads on hosts with 4 or more cores', () => {
-    expect(defaultWorkerCount(1, 2)).toBe(1);
+describe('defaultWorkerCount', () => {
+  it('uses one thread per branch, and at least one per core up to 4', () => {
+    expect(defaultWorkerCount(1, 1)).toBe(1);
+    expect(defaultWorkerCount(3, 1)).toBe(3);
+    expect(defaultWorkerCount(1, 2)).toBe(2);
     expect(defaultWorkerCount(4, 2)).toBe(4);
     expect(defaultWorkerCount(1, 4)).toBe(4);
     expect(defaultWorkerCount(2, 16)).toBe(4);

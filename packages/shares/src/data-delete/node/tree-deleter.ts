@@ -10,6 +10,7 @@
 import os from 'node:os';
 import type { Worker } from 'node:worker_threads';
 import type { HostPaths } from '@appliance/common';
+import { fsAtAddonPath } from '@appliance/fs-at';
 import { isBranchPath } from '../core/branches.ts';
 import { HardLinkTally } from '../core/entry-rules.ts';
 import type { DeleteCounts, DeleteFailure } from '../core/model.ts';
@@ -39,6 +40,11 @@ export interface TreeDeleteOptions {
   branches: VerifiedBranch[];
   /** Worker threads. Default: see defaultWorkerCount; at most 16. */
   workers?: number;
+  /**
+   * Use the native `*at` addon (@appliance/fs-at) when it is built and loads (default true); false
+   * forces the pure-JS walker (`/proc/self/fd/<fd>/<name>` paths).
+   */
+  native?: boolean;
   onProgress?: (progress: DeleteProgress) => void;
 }
 
@@ -51,6 +57,8 @@ export interface BranchOutcome extends DeleteCounts {
 export interface TreeDeleteResult {
   branches: BranchOutcome[];
   failures: FailureList;
+  /** Which walker the threads were asked to use: the native addon, or the pure-JS fallback. */
+  walker: 'native' | 'js';
 }
 
 /** Directories deeper than this below the branch are never split between threads. */
@@ -79,11 +87,13 @@ interface WorkerMessage {
 
 /**
  * The default number of worker threads for a delete over `branchCount` present branches: one per
- * branch; on a host with 4 or more cores up to 4 threads, so a branch's subtrees are split between
- * idle threads. (On 2 cores, measured: a second thread on one XFS branch costs more than it gains.)
+ * branch, and at least as many as the host has cores (up to 4), so a branch's subtrees are split
+ * between otherwise idle threads. With the native walker a file costs about what it costs `rm -rf`,
+ * so on 2 cores a second thread on one branch is what puts the delete ahead of `rm -rf` (05 §8 P1,
+ * measured 22 Nov 2026; the pure-JS walker's second thread gained less, see the bench README).
  */
 export function defaultWorkerCount(branchCount: number, cores = os.availableParallelism()): number {
-  return Math.min(MAX_WORKERS, Math.max(branchCount, cores >= 4 ? Math.min(cores, 4) : 1));
+  return Math.min(MAX_WORKERS, Math.max(branchCount, Math.min(cores, 4)));
 }
 
 /**
@@ -112,6 +122,7 @@ export async function deleteBranchTrees(options: TreeDeleteOptions): Promise<Tre
   const stops: Array<'read_only' | 'disk_error' | null> = branches.map(() => null);
   const tallies = branches.map(() => new HardLinkTally());
   const failures = new FailureList();
+  const addon = options.native === false ? null : fsAtAddonPath();
   const result = (): TreeDeleteResult => ({
     branches: branches.map((b, i) => ({
       disk: b.disk,
@@ -121,6 +132,7 @@ export async function deleteBranchTrees(options: TreeDeleteOptions): Promise<Tre
       stop: stops[i]!,
     })),
     failures,
+    walker: addon === null ? 'js' : 'native',
   });
   if (branches.length === 0) return result();
 
@@ -137,7 +149,7 @@ export async function deleteBranchTrees(options: TreeDeleteOptions): Promise<Tre
     1,
     Math.min(options.workers ?? defaultWorkerCount(branches.length), MAX_WORKERS),
   );
-  const begin: WorkerRequest = { type: 'begin', branches: walkBranches, dryRun, abort: abortBuffer };
+  const begin: WorkerRequest = { type: 'begin', branches: walkBranches, dryRun, abort: abortBuffer, addon };
 
   let nextId = 1;
   const queue: Array<{ node: Node; mode: WalkMode }> = [];

@@ -6,8 +6,16 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { type FsAt, fsAtAddonPath, loadFsAt } from '@appliance/fs-at';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { TreeWalker, type WalkFailure } from './walk.ts';
+
+const addon = fsAtAddonPath();
+/** Both walkers: the native `*at` addon (when built) and the pure-JS `/proc/self/fd` fallback. */
+const WALKERS: Array<{ walker: string; at: FsAt | null }> = [
+  ...(addon === null ? [] : [{ walker: 'native', at: loadFsAt(addon) }]),
+  { walker: 'js', at: null },
+];
 
 let root: string;
 beforeEach(() => {
@@ -15,7 +23,7 @@ beforeEach(() => {
 });
 afterEach(() => fs.rmSync(root, { recursive: true, force: true }));
 
-function walker(branch: string, dryRun = false) {
+function walker(branch: string, at: FsAt | null, dryRun = false) {
   const st = fs.statSync(branch);
   const failures: WalkFailure[] = [];
   const w = new TreeWalker(
@@ -23,11 +31,12 @@ function walker(branch: string, dryRun = false) {
     dryRun,
     new Int32Array(new SharedArrayBuffer(4)),
     { progress: () => undefined, failure: (_b, f) => failures.push(f) },
+    at,
   );
   return { w, failures };
 }
 
-describe('TreeWalker', () => {
+describe.each(WALKERS)('TreeWalker ($walker walker)', ({ at }) => {
   it('refuses a task directory that became a symbolic link (ELOOP) and never touches its target', () => {
     const branch = path.join(root, 'media');
     const outside = path.join(root, 'outside');
@@ -35,7 +44,7 @@ describe('TreeWalker', () => {
     fs.mkdirSync(outside);
     fs.writeFileSync(path.join(outside, 'precious'), 'keep');
     fs.symlinkSync(outside, path.join(branch, 'sub'));
-    const { w, failures } = walker(branch);
+    const { w, failures } = walker(branch, at);
     try {
       const result = w.run({ id: 1, branch: 0, names: ['sub'], mode: 'tree', removeSelf: true });
       expect(result.blocked).toBe(true);
@@ -56,7 +65,7 @@ describe('TreeWalker', () => {
     fs.mkdirSync(path.join(branch, 'c'));
     fs.writeFileSync(path.join(branch, 'f1'), 'x');
     fs.writeFileSync(path.join(branch, 'a', 'f2'), 'x');
-    const { w, failures } = walker(branch);
+    const { w, failures } = walker(branch, at);
     try {
       const split = w.run({ id: 1, branch: 0, names: [], mode: 'split', removeSelf: false });
       expect(split.subdirs.sort()).toEqual(['a', 'c']);

@@ -3,14 +3,17 @@
  * delete-worker.ts) and imports nothing but node builtins and the pure entry rules, so the worker
  * loads without the package resolver.
  *
- * Safety: every path it touches is `/proc/self/fd/<fd of an open directory>/<name read from that
- * directory>` (the `*at` semantics Node's fs lacks). Directories are opened with
+ * Safety: every entry is addressed relative to an open directory handle and a name read from that
+ * directory: with the native addon (@appliance/fs-at) through openat / fstatat / unlinkat on the
+ * handle, otherwise (the pure-JS fallback) through `/proc/self/fd/<fd>/<name>` (the `*at` semantics
+ * Node's fs lacks). Directories are opened with
  * O_NOFOLLOW | O_DIRECTORY and their st_dev checked, so a directory swapped for a symbolic link
  * (ELOOP), a mount inside the share (other_filesystem) or a renamed path component cannot redirect the
  * delete outside the branch. Memory: the stack of directories being visited and, per directory, the
  * names of its subdirectories still to visit; never a list of all paths.
  */
 import fs from 'node:fs';
+import type { FsAt } from '@appliance/fs-at';
 import {
   HardLinkTally,
   OTHER_FILESYSTEM,
@@ -131,12 +134,21 @@ export class TreeWalker {
   private lastFlush = 0;
   private tally = new HardLinkTally();
   private chainVanished = false;
+  /** The native `*at` calls, or null for the `/proc/self/fd` paths of the pure-JS walker. */
+  private readonly at: FsAt | null;
 
-  constructor(branches: readonly WalkBranch[], dryRun: boolean, abort: Int32Array, events: WalkEvents) {
+  constructor(
+    branches: readonly WalkBranch[],
+    dryRun: boolean,
+    abort: Int32Array,
+    events: WalkEvents,
+    at: FsAt | null = null,
+  ) {
     this.branches = branches;
     this.dryRun = dryRun;
     this.abort = abort;
     this.events = events;
+    this.at = at;
     this.pending = branches.map(() => ({ files: 0, dirs: 0, bytes: 0 }));
   }
 
@@ -153,7 +165,7 @@ export class TreeWalker {
       result.stop = err.status;
       result.blocked = true;
     } finally {
-      for (const f of chain) closeFrame(f);
+      for (const f of chain) this.closeFrame(f);
     }
     this.flush(true);
     if (this.dryRun) result.tally = this.tally.toRows();
@@ -183,7 +195,7 @@ export class TreeWalker {
     }
     if (!this.deleteBelow(branch, self, task.names)) return false;
     if (!task.removeSelf || parent === undefined) return true;
-    closeFrame(self);
+    this.closeFrame(self);
     return this.removeDir(branch, task.names, parent, task.names.at(-1)!);
   }
 
@@ -219,7 +231,7 @@ export class TreeWalker {
         this.chainVanished = opened === 'vanished';
         return false;
       }
-      if (chain.length === 2) closeFrame(chain.shift()!);
+      if (chain.length === 2) this.closeFrame(chain.shift()!);
       chain.push(opened);
     }
     return true;
@@ -229,24 +241,25 @@ export class TreeWalker {
   private openChild(branch: number, parent: Frame, name: string, path: readonly string[]): Opened {
     const b = this.branch(branch);
     let fd: number;
-    const target = Buffer.concat([parent.prefix, bytesOf(name)]);
     try {
-      fd = fs.openSync(target, OPEN_DIR);
+      fd = this.at
+        ? this.at.openDirAt(parent.fd, bytesOf(name))
+        : fs.openSync(procPath(parent, name), OPEN_DIR);
     } catch (err) {
       if (isVanished(errorName(err))) return 'vanished';
-      this.fail(branch, path, swappedForLink(err, target));
+      this.fail(branch, path, this.swappedForLink(err, parent, name));
       return 'failed';
     }
     let st: fs.Stats;
     try {
       st = fs.fstatSync(fd);
     } catch (err) {
-      closeQuietly(fd);
+      this.closeFd(fd);
       this.fail(branch, path, err);
       return 'failed';
     }
     if (entryAction({ isDirectory: true, dev: st.dev }, b.dev) === 'other_filesystem') {
-      closeQuietly(fd);
+      this.closeFd(fd);
       this.fail(branch, path, errno(OTHER_FILESYSTEM, 'another filesystem is mounted here'));
       return 'failed';
     }
@@ -256,10 +269,12 @@ export class TreeWalker {
   /** Re-opens `frame` (closed to bound open files) as `<its child>/..`, verified by dev and inode. */
   private reopenAsParent(branch: number, frame: Frame, child: Frame, path: readonly string[]): boolean {
     try {
-      const fd = fs.openSync(Buffer.concat([child.prefix, DOT_DOT]), OPEN_DIR);
+      const fd = this.at
+        ? this.at.openParent(child.fd)
+        : fs.openSync(Buffer.concat([child.prefix, DOT_DOT]), OPEN_DIR);
       const st = fs.fstatSync(fd);
       if (st.dev !== frame.dev || st.ino !== frame.ino) {
-        closeQuietly(fd);
+        this.closeFd(fd);
         throw errno('ESTALE', 'the directory was moved during the delete');
       }
       setFd(frame, fd);
@@ -280,7 +295,7 @@ export class TreeWalker {
       const opened = this.openChild(branch, stack[j - 1]!, f.name, path);
       if (typeof opened === 'string') return false;
       if (opened.dev !== f.dev || opened.ino !== f.ino) {
-        closeFrame(opened);
+        this.closeFrame(opened);
         this.fail(branch, path, errno('ESTALE', 'the directory was moved during the delete'));
         return false;
       }
@@ -300,7 +315,7 @@ export class TreeWalker {
     try {
       return this.walkStack(branch, stack, base);
     } finally {
-      for (let i = 1; i < stack.length; i++) closeFrame(stack[i]!);
+      for (let i = 1; i < stack.length; i++) this.closeFrame(stack[i]!);
     }
   }
 
@@ -324,7 +339,7 @@ export class TreeWalker {
         if (typeof child === 'string') continue;
         stack.push(child);
         const far = stack.length - 1 - OPEN_WINDOW;
-        if (far > 0) closeFrame(stack[far]!);
+        if (far > 0) this.closeFrame(stack[far]!);
         this.readEntries(branch, stack, base);
         continue;
       }
@@ -335,11 +350,11 @@ export class TreeWalker {
       const parent = stack[stack.length - 1]!;
       const path = pathOf(base, stack, stack.length - 1).concat(frame.name);
       if (parent.fd < 0 && !this.reopenAsParent(branch, parent, frame, path.slice(0, -1))) {
-        closeFrame(frame);
+        this.closeFrame(frame);
         parent.blocked = true;
         continue;
       }
-      closeFrame(frame);
+      this.closeFrame(frame);
       if (frame.blocked || !this.removeDir(branch, path, parent, frame.name)) parent.blocked = true;
     }
   }
@@ -349,6 +364,10 @@ export class TreeWalker {
    * first, for the bytes; a link is removed as a link) and remembers its subdirectories.
    */
   private readEntries(branch: number, stack: Frame[], base: readonly string[]): void {
+    if (this.at) {
+      this.drainEntries(this.at, branch, stack, base);
+      return;
+    }
     const frame = stack[stack.length - 1]!;
     const here = (): string[] => pathOf(base, stack, stack.length - 1);
     let dir: fs.Dir;
@@ -436,12 +455,53 @@ export class TreeWalker {
     }
   }
 
+  /**
+   * readEntries with the native addon: each `drain` call reads one bounded getdents64 buffer of the
+   * open directory and lstats (fstatat, no follow) and unlinks (unlinkat) its non-directory entries in
+   * C, relative to the directory handle; subdirectories come back by name, to visit later.
+   */
+  private drainEntries(at: FsAt, branch: number, stack: Frame[], base: readonly string[]): void {
+    const frame = stack[stack.length - 1]!;
+    const here = (): string[] => pathOf(base, stack, stack.length - 1);
+    const counts = this.pending[branch]!;
+    for (let rewind = true; ; rewind = false) {
+      if (Atomics.load(this.abort, branch) !== 0) {
+        frame.blocked = true;
+        return;
+      }
+      let done: boolean;
+      let files: number;
+      let bytes: number;
+      let subdirs: string[];
+      let failures: string[];
+      let tally: number[];
+      try {
+        [done, files, bytes, subdirs, failures, tally] = at.drain(frame.fd, this.dryRun, rewind);
+      } catch (err) {
+        frame.blocked = true;
+        this.fail(branch, here(), err);
+        return;
+      }
+      counts.files += files;
+      counts.bytes += bytes;
+      for (const name of subdirs) frame.subdirs.push(name);
+      for (let i = 0; i + 2 < tally.length; i += 3) this.tally.see(tally[i]!, tally[i + 1]!, tally[i + 2]!);
+      for (let i = 0; i + 1 < failures.length; i += 2) {
+        frame.blocked = true;
+        this.fail(branch, [...here(), failures[i]!], errno(failures[i + 1]!, 'could not remove the entry'));
+      }
+      this.flush(false);
+      if (done) return;
+    }
+  }
+
   /** Removes the empty directory `name` of `parent` (a dry run only counts it). */
   private removeDir(branch: number, path: readonly string[], parent: Frame, name: string): boolean {
     const counts = this.pending[branch]!;
     if (!this.dryRun) {
       try {
-        fs.rmdirSync(Buffer.concat([parent.prefix, bytesOf(name)]));
+        if (this.at) this.at.unlinkAt(parent.fd, bytesOf(name), true);
+        else fs.rmdirSync(procPath(parent, name));
       } catch (err) {
         if (isVanished(errorName(err))) return true;
         this.fail(branch, path, err);
@@ -465,6 +525,39 @@ export class TreeWalker {
     this.events.failure(branch, { disk: b.disk, path, error: code });
     const stop = branchStopStatus(code);
     if (stop) throw new StopBranch(stop);
+  }
+
+  /** Closes a handle this walker opened below the branch directory (native: with the addon). */
+  private closeFd(fd: number): void {
+    if (this.at === null) closeQuietly(fd);
+    else {
+      try {
+        this.at.close(fd);
+      } catch {
+        // already closed, or the disk is gone
+      }
+    }
+  }
+
+  private closeFrame(frame: Frame): void {
+    if (frame.shared || frame.fd < 0) return;
+    this.closeFd(frame.fd);
+    frame.fd = -1;
+  }
+
+  /** O_DIRECTORY answers ENOTDIR before O_NOFOLLOW's ELOOP: a directory swapped for a link is ELOOP (05 §5). */
+  private swappedForLink(err: unknown, parent: Frame, name: string): unknown {
+    if (errorName(err) !== 'ENOTDIR') return err;
+    let link: boolean;
+    try {
+      link = this.at
+        ? ((this.at.lstatAt(parent.fd, bytesOf(name))?.[0] ?? 0) & fs.constants.S_IFMT) ===
+          fs.constants.S_IFLNK
+        : fs.lstatSync(procPath(parent, name), NO_THROW)?.isSymbolicLink() === true;
+    } catch {
+      return err;
+    }
+    return link ? errno('ELOOP', 'the directory was replaced by a symbolic link') : err;
   }
 
   private flush(force: boolean): void {
@@ -504,22 +597,10 @@ function setFd(frame: Frame, fd: number): void {
   frame.prefix = procPrefix(fd);
 }
 
-function closeFrame(frame: Frame): void {
-  if (frame.shared || frame.fd < 0) return;
-  closeQuietly(frame.fd);
-  frame.fd = -1;
-}
-
 const procPrefix = (fd: number): Buffer => Buffer.from(`/proc/self/fd/${fd}/`);
+const procPath = (dir: Frame, name: string): Buffer => Buffer.concat([dir.prefix, bytesOf(name)]);
 
 const errno = (code: string, message: string): Error => Object.assign(new Error(message), { code });
-
-/** O_DIRECTORY answers ENOTDIR before O_NOFOLLOW's ELOOP: a directory swapped for a link is ELOOP (05 §5). */
-function swappedForLink(err: unknown, target: Buffer): unknown {
-  if (errorName(err) !== 'ENOTDIR') return err;
-  const st = fs.lstatSync(target, NO_THROW);
-  return st?.isSymbolicLink() ? errno('ELOOP', 'the directory was replaced by a symbolic link') : err;
-}
 
 function closeQuietly(fd: number): void {
   try {

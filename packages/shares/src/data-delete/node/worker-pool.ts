@@ -13,9 +13,10 @@ const IDLE_MS = 30_000;
 /**
  * A walker holds little (a stack of directories and the names still to visit), but V8's default
  * heap sizing lets each thread grow to tens of MiB of garbage; small limits keep a 4-branch delete
- * within the server's memory budget (05 §8 P3).
+ * within the server's memory budget (05 §8 P3). The native walker allocates only a few small arrays
+ * per 32 KiB directory batch, so a 1 MiB young generation is enough (4 MiB until 22 Nov 2026).
  */
-const WORKER_LIMITS = { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 64 };
+const WORKER_LIMITS = { maxYoungGenerationSizeMb: 1, maxOldGenerationSizeMb: 64 };
 let workerUrl: URL | null = null;
 
 /**
