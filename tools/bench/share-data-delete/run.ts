@@ -23,7 +23,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { createLoopDisk, type LoopDisk, requirePrerequisites } from '../../lab/src/index.ts';
-import { REPO, adminToken } from '../src/harness.ts';
+import { adminToken, nodeArgs, serviceCli } from '../src/harness.ts';
 
 const mode = process.argv[2] ?? 'p1p2';
 const P1_FILES = Number(process.env['BENCH_P1_FILES'] ?? 200_000);
@@ -56,12 +56,10 @@ process.on('exit', () => {
 function startAppliance(): Promise<Server> {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'share-data-delete-bench-root-'));
   const socket = path.join(root, 'run', 'a.sock');
-  const cli = path.join(REPO, 'packages/api-server/src/cli.ts');
   const child = spawn(
     process.execPath,
     [
-      '--conditions=@appliance/source',
-      cli,
+      ...nodeArgs(serviceCli()),
       'serve',
       '--root',
       root,
