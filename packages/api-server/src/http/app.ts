@@ -55,7 +55,12 @@ async function handle(
     // 1. body size
     const limit = route.bodyLimit ?? JSON_BODY_LIMIT;
     const declared = Number(c.req.header('content-length') ?? '0');
-    if (route.bodyKind !== 'raw' && Number.isFinite(declared) && declared > limit) throw tooLarge(limit);
+    const checked = route.bodyKind !== 'raw' || route.bodyLimit !== undefined;
+    if (checked && Number.isFinite(declared) && declared > limit) {
+      // the body is never read: the connection cannot carry another request
+      c.header('Connection', 'close');
+      throw route.tooLarge?.() ?? tooLarge(limit);
+    }
     const rawBody = route.body && route.bodyKind !== 'raw' ? await readLimited(c, limit) : null;
 
     // 2. setup gate

@@ -1,3 +1,4 @@
+import type { AppError } from '@appliance/common';
 import type { Context } from 'hono';
 import type * as v from 'valibot';
 import type { AppContext } from '../context.ts';
@@ -35,8 +36,13 @@ export interface RouteSpec<
   body?: B;
   /** `raw`: the handler reads `c.req.raw.body` itself (multipart); it enforces its own limit. */
   bodyKind?: 'json' | 'raw';
-  /** Bytes; default 64 KiB for JSON. */
+  /**
+   * Bytes; default 64 KiB for JSON. A raw route with a limit has a declared Content-Length over it
+   * refused at step 1, before the credential (its handler still enforces the limit while streaming).
+   */
   bodyLimit?: number;
+  /** The error of step 1 for this route (default `413 request_too_large`). */
+  tooLarge?: () => AppError;
   /** Not behind the setup gate (setup routes, the API document). */
   ungated?: boolean;
   /** Served on the Unix socket before an admin exists (config import preview and import). */

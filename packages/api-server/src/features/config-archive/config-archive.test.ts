@@ -198,6 +198,15 @@ describe('config archive routes', () => {
       }),
     );
     expect(declared.status).toBe(413);
+    // body size comes before the credential: an unauthenticated oversize upload over TCP is a 413 too
+    const anonymous = await unchanged(() =>
+      rawRequest(tcp(null), 'POST', '/config/import/preview', Buffer.alloc(0), {
+        'content-type': head.contentType,
+        'content-length': String(600 * 1024 * 1024),
+      }),
+    );
+    expect(anonymous.status).toBe(413);
+    expect(anonymous.json().code).toBe('archive_too_large');
   });
 
   it('refuses a wrong sent passphrase with 400 backup_passphrase_incorrect', async () => {

@@ -5,7 +5,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
-import { previewUpload } from '@appliance/archive-preview';
+import { LIMITS, archiveTooLarge, previewUpload } from '@appliance/archive-preview';
 import { AppError } from '@appliance/common';
 import { defineRoute, ok } from '../../http/route.ts';
 import { previewDeps } from './deps.ts';
@@ -21,6 +21,9 @@ export const previewRoute = defineRoute({
   summary: 'Preview what importing a config archive would refuse, add, change and remove (writes nothing)',
   tags: ['config'],
   bodyKind: 'raw',
+  // a declared oversize upload is refused before the credential (00-conventions: order of checks)
+  bodyLimit: LIMITS.bodyBytes,
+  tooLarge: () => archiveTooLarge('the request body', LIMITS.bodyBytes),
   socketBeforeSetup: true,
   responses: {
     200: { description: 'What the import would do', schema: PreviewSchema },
