@@ -8,6 +8,19 @@ export interface AtomicWriteOptions {
   exclusive?: boolean;
 }
 
+/** The temp file name of `writeFileAtomic` for `file`: `.<basename>.<12 hex>.tmp`, beside it. */
+const tempName = (file: string) => `.${path.basename(file)}.${randomBytes(6).toString('hex')}.tmp`;
+
+/**
+ * Whether `name` (a directory entry) is a temp file `writeFileAtomic` made for a file called
+ * `basename`. Only a crash between its creation and the rename leaves one behind; startup
+ * recovery uses this to remove them (issue 9 crash tests).
+ */
+export function isAtomicWriteTemp(name: string, basename: string): boolean {
+  const prefix = `.${basename}.`;
+  return name.startsWith(prefix) && /^[0-9a-f]{12}\.tmp$/.test(name.slice(prefix.length));
+}
+
 /** Write a file atomically: temp file in the same directory, fsync, rename, fsync the directory. */
 export async function writeFileAtomic(
   file: string,
@@ -15,15 +28,19 @@ export async function writeFileAtomic(
   options: AtomicWriteOptions = {},
 ): Promise<void> {
   const dir = path.dirname(file);
-  const tmp = path.join(dir, `.${path.basename(file)}.${randomBytes(6).toString('hex')}.tmp`);
+  const tmp = path.join(dir, tempName(file));
   const handle = await fs.open(tmp, 'wx', options.mode ?? 0o644);
   try {
     await handle.writeFile(data);
     if (options.mode !== undefined) await handle.chmod(options.mode);
     await handle.sync();
-  } finally {
-    await handle.close();
+  } catch (err) {
+    // A failed write (ENOSPC, EIO …) must not leave its temp file behind.
+    await handle.close().catch(() => undefined);
+    await fs.rm(tmp, { force: true });
+    throw err;
   }
+  await handle.close();
   try {
     if (options.exclusive) {
       await fs.link(tmp, file);

@@ -36,6 +36,17 @@ export interface FormatRecord {
   };
 }
 
+/** What a format stores right before its first write (07 §6.6; crash safety, issue 9). */
+export interface FormatStart {
+  /** The registered row to update, or null to insert one for a candidate. */
+  rowId: number | null;
+  label: string;
+  /** The disk's identity columns; `filesystem` and `fsUuid` are stored as null. */
+  columns: Omit<NewExternalDiskRow, 'label' | 'backupDestination' | 'filesystem' | 'fsUuid'>;
+  /** `created_at` of a candidate's new row. */
+  at: string;
+}
+
 /**
  * The database side of external disks (owned by the server). Each write method runs ONE
  * transaction that also holds its audit row.
@@ -46,6 +57,15 @@ export interface ExternalDiskStore {
   /** Inserts a registration and its audit row (`disks.external.register`). A label taken in the
    * meantime (unique, case-insensitive) throws `409 external_disk_exists`. */
   insertRegistration(row: NewExternalDiskRow, at: string): Promise<ExternalDiskRow>;
+  /**
+   * Right before the first `wipefs`: stores the row with `filesystem` and `fs_uuid` null (inserted
+   * for a candidate; `formatted_at` unchanged), without an audit row, and returns its id. A crash
+   * during the writes then leaves a row that claims no filesystem the disk may no longer hold and
+   * that still names the disk (a weak row without a UUID matches by device and size, 07 §2.3), so
+   * the format can be run again. The crash tests of issue 9 found the old filesystem and UUID left
+   * in the row, the row no longer matching the wiped disk, and the label answering 404.
+   */
+  recordFormatStart(start: FormatStart): Promise<number>;
   /** Updates or inserts the row of a format attempt and writes its audit row. */
   recordFormat(record: FormatRecord): Promise<ExternalDiskRow>;
 }

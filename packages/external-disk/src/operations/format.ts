@@ -127,14 +127,22 @@ const diskChanged = (device: string): AppError =>
 
 async function writeAndRecord(deps: ExternalDiskDeps, approved: ApprovedFormat): Promise<FormatOutcome> {
   const { disk, label, filesystem } = approved;
+  const identity = identityColumns(disk);
+  // Before the first write, the row stops claiming the old filesystem (see recordFormatStart).
+  const { filesystem: _fs, fsUuid: _uuid, ...identityOnly } = identity;
+  const rowId = await deps.store.recordFormatStart({
+    rowId: approved.row?.id ?? null,
+    label,
+    columns: identityOnly,
+    at: deps.clock.now().toISOString(),
+  });
   const result = await runFormat(deps, disk, filesystem, label);
   const at = deps.clock.now().toISOString();
-  const identity = identityColumns(disk);
   const columns = result.ok
     ? { ...identity, filesystem, fsUuid: result.fsUuid }
     : { ...identity, filesystem: result.mkfsDone ? filesystem : null, fsUuid: null };
   const row = await deps.store.recordFormat({
-    rowId: approved.row?.id ?? null,
+    rowId,
     label,
     columns,
     formattedAt: result.ok ? at : null,

@@ -1,7 +1,7 @@
 import { AppError } from '@appliance/common';
 import { labelTaken } from '../core/check-register.ts';
 import type { ArraySlotIdentity, ExternalDiskRow } from '../core/types.ts';
-import type { ExternalDiskStore, FormatRecord } from '../ports.ts';
+import type { ExternalDiskStore, FormatRecord, FormatStart } from '../ports.ts';
 
 export interface AuditRecord {
   operation: string;
@@ -32,6 +32,26 @@ export class MemoryStore implements ExternalDiskStore {
     this.rows.push(stored);
     this.audit.push({ operation: 'disks.external.register', target: row.label, outcome: 'ok', details: {} });
     return { ...stored };
+  }
+  async recordFormatStart(start: FormatStart) {
+    this.assertUnique(start.label, null, start.rowId);
+    const columns = { ...start.columns, filesystem: null, fsUuid: null };
+    if (start.rowId === null) {
+      const stored: ExternalDiskRow = {
+        ...columns,
+        id: this.nextId++,
+        label: start.label,
+        backupDestination: false,
+        createdAt: start.at,
+        formattedAt: null,
+      };
+      this.rows.push(stored);
+      return stored.id;
+    }
+    const existing = this.rows.find((r) => r.id === start.rowId);
+    if (!existing) throw new AppError(500, 'internal', 'row vanished');
+    Object.assign(existing, columns);
+    return existing.id;
   }
   async recordFormat(record: FormatRecord) {
     this.assertUnique(record.label, record.columns.fsUuid, record.rowId);

@@ -29,6 +29,7 @@ import {
   logicalStackDir,
   prepareStackDir,
   readNoFollow,
+  removeStackTemps,
   stackDir,
   undoStackFiles,
   wholeSeconds,
@@ -362,12 +363,19 @@ const stackExists = (name: string) =>
     stack: name,
   });
 
-/** Startup: rows left pending by a crash are undone (files, folder, row). */
+/**
+ * Startup: rows left pending by a crash are undone (files, folder, row), and the temp files of
+ * atomic writes interrupted by a crash are removed from every stack folder (a creation's, or a
+ * regeneration of missing files during an install).
+ */
 export async function undoPendingStacks(paths: HostPaths, stacks: StackStore): Promise<string[]> {
   const undone: string[] = [];
   for (const row of await stacks.list()) {
-    if (!row.pending) continue;
     const dir = stackDir(paths, row.name);
+    if (!row.pending) {
+      await removeStackTemps(dir);
+      continue;
+    }
     await undoStackFiles(dir, false);
     await fs.rmdir(dir).catch(() => undefined); // only when empty: an adopted folder's own files stay
     await stacks.remove(row.name);

@@ -2,7 +2,7 @@
 import { constants } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { AppError, fsyncDir, type HostPaths, writeFileAtomic } from '@appliance/common';
+import { AppError, fsyncDir, type HostPaths, isAtomicWriteTemp, writeFileAtomic } from '@appliance/common';
 import type { StackRow, StackTemplateRef } from './stack-store.ts';
 
 export const COMPOSE_NAMES = ['docker-compose.yml', 'docker-compose.yaml', 'compose.yml', 'compose.yaml'];
@@ -103,10 +103,28 @@ export async function writeStackFiles(dir: string, files: StackFileSet): Promise
   await fsyncDir(path.dirname(dir));
 }
 
-/** Removes what a failed creation wrote: the three files, and the folder when this call made it. */
+const STACK_FILE_NAMES = ['.env', 'docker-compose.yml', 'meta.json'];
+
+/**
+ * Removes the temp files of interrupted atomic writes of the three stack files
+ * (`.<file>.<hex>.tmp`, see writeFileAtomic). Only a crash mid-write leaves one: the crash tests
+ * of issue 9 found that a kill during an install left such a file, so the folder could not be
+ * removed at startup and stayed without its row. Returns the names removed.
+ */
+export async function removeStackTemps(dir: string): Promise<string[]> {
+  const names = await fs.readdir(dir).catch(() => [] as string[]);
+  const temps = names.filter((n) => STACK_FILE_NAMES.some((f) => isAtomicWriteTemp(n, f)));
+  for (const n of temps) await fs.rm(path.join(dir, n), { force: true });
+  return temps;
+}
+
+/**
+ * Removes what a failed creation wrote: the three files (and temp files of interrupted writes of
+ * them), and the folder when this call made it.
+ */
 export async function undoStackFiles(dir: string, madeFolder: boolean): Promise<void> {
-  for (const f of ['.env', 'docker-compose.yml', 'meta.json'])
-    await fs.rm(path.join(dir, f), { force: true });
+  for (const f of STACK_FILE_NAMES) await fs.rm(path.join(dir, f), { force: true });
+  await removeStackTemps(dir);
   if (madeFolder) await fs.rm(dir, { recursive: true, force: true });
 }
 

@@ -3,6 +3,7 @@ import {
   type ExternalDiskRow,
   type ExternalDiskStore,
   type FormatRecord,
+  type FormatStart,
   labelTaken,
   type NewExternalDiskRow,
 } from '@appliance/external-disk';
@@ -71,6 +72,29 @@ export function createExternalDiskStore(ctx: AppContext, actor: Actor | null): E
           details: { device: row.device, backupDestination: row.backupDestination },
         });
         return toRow(inserted);
+      });
+    },
+    recordFormatStart(start: FormatStart) {
+      // No audit row: the attempt's one audit row comes with recordFormat (07 §6.6).
+      return ctx.writes.run((db) => {
+        assertLabelFree(db, start.label, start.rowId);
+        const values = columns({ ...start.columns, filesystem: null, fsUuid: null });
+        const stored =
+          start.rowId === null
+            ? db
+                .insert(externalDisks)
+                .values({ ...values, label: start.label, backupDestination: 0, createdAt: start.at })
+                .returning({ id: externalDisks.id })
+                .get()
+            : db
+                .update(externalDisks)
+                .set(values)
+                .where(eq(externalDisks.id, start.rowId))
+                .returning({ id: externalDisks.id })
+                .get();
+        if (!stored)
+          throw new AppError(500, 'internal', 'The external disk row disappeared during the format.');
+        return stored.id;
       });
     },
     recordFormat(record: FormatRecord) {

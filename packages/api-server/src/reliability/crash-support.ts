@@ -1,0 +1,497 @@
+/**
+ * Helpers of the crash tests (issue 9, `crash.system.test.ts`): the real `appliance serve` as a
+ * child process killed with SIGKILL together with the tools it runs (as a kill of the service's
+ * cgroup would), polling for the evidence that an operation is in flight,
+ * guard shims for the disk-writing tools, a scan for temporary files, and read-only database reads.
+ */
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import Database from 'better-sqlite3';
+
+export const run = promisify(execFile);
+
+const CLI = path.join(import.meta.dirname, '..', 'cli.ts');
+
+export interface ServerProcess {
+  pid: number;
+  url: string;
+  child: ChildProcess;
+  /** Everything the process wrote on stdout and stderr so far. */
+  output(): string;
+  /** SIGKILL to the whole process group (the server and every tool it runs); resolves on exit. */
+  kill(): Promise<void>;
+  /** SIGTERM (graceful); resolves with the exit code. */
+  stop(): Promise<number | null>;
+}
+
+const live = new Set<ServerProcess>();
+
+/** Every server process still running (for afterAll). */
+export async function killAll(): Promise<void> {
+  for (const p of [...live]) await p.kill();
+}
+
+export interface ServeOptions {
+  root: string;
+  socket: string;
+  /** Extra environment (PATH, DOCKER_HOST …); the server gets only these and PATH/HOME. */
+  env?: Record<string, string>;
+}
+
+/** `node --conditions=@appliance/source cli.ts serve --root … --listen 127.0.0.1:0 --socket …`. */
+export async function startServerProcess(options: ServeOptions): Promise<ServerProcess> {
+  const child = spawn(
+    process.execPath,
+    [
+      '--conditions=@appliance/source',
+      CLI,
+      'serve',
+      '--root',
+      options.root,
+      '--listen',
+      '127.0.0.1:0',
+      '--socket',
+      options.socket,
+    ],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      // Its own process group, apart from the test runner's.
+      detached: true,
+      env: { PATH: process.env['PATH'] ?? '/usr/sbin:/usr/bin:/sbin:/bin', HOME: '/root', ...options.env },
+    },
+  );
+  let out = '';
+  child.stdout!.on('data', (d: Buffer) => (out += d));
+  child.stderr!.on('data', (d: Buffer) => (out += d));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no "listening" line within 30 s:\n${out}`)), 30_000);
+    const onData = () => {
+      const line = out.split('\n').find((l) => l.includes('"msg":"listening"'));
+      if (!line) return;
+      clearTimeout(timer);
+      child.stdout!.off('data', onData);
+      resolve(JSON.parse(line).url as string);
+    };
+    child.stdout!.on('data', onData);
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`the server exited (${code}) before listening:\n${out}`));
+    });
+  });
+  let gone = false;
+  void exited.then(() => {
+    gone = true;
+  });
+  const proc: ServerProcess = {
+    pid: child.pid!,
+    url,
+    child,
+    output: () => out,
+    async kill() {
+      live.delete(proc);
+      await killTree(child.pid!);
+      if (!gone) await exited;
+    },
+    async stop() {
+      live.delete(proc);
+      if (gone) return child.exitCode;
+      child.kill('SIGTERM');
+      return exited;
+    },
+  };
+  live.add(proc);
+  return proc;
+}
+
+/**
+ * The crash: the server is frozen (SIGSTOP, so it spawns nothing more), then it and every process
+ * below it get SIGKILL, each tool's own process group included (the command runner starts every
+ * tool in a new session). This is what a kill of the service's cgroup does; the tools do not
+ * outlive the service and finish its work behind the restarted server's back.
+ */
+async function killTree(pid: number): Promise<void> {
+  try {
+    process.kill(pid, 'SIGSTOP');
+  } catch {
+    return; // already gone
+  }
+  const victims = descendants(pid);
+  for (const d of victims) {
+    for (const target of [-d.pid, d.pid]) {
+      try {
+        process.kill(target, 'SIGKILL');
+      } catch {
+        /* not a group leader, or gone */
+      }
+    }
+  }
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    process.kill(pid, 'SIGKILL');
+  }
+  const end = Date.now() + 10_000;
+  while (victims.some((d) => alive(d.pid))) {
+    if (Date.now() > end)
+      throw new Error(`processes survived SIGKILL: ${victims.map((d) => d.pid).join(', ')}`);
+    await sleep(20);
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
+/** Every live process below `pid` (children, grandchildren …) with its command name. */
+export function descendants(pid: number): Array<{ pid: number; comm: string }> {
+  const parent = new Map<number, { ppid: number; comm: string }>();
+  for (const name of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${name}/stat`, 'utf8');
+      // pid (comm) state ppid …; comm may hold spaces and parentheses
+      const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (rest[0] === 'Z') continue;
+      parent.set(Number(name), {
+        ppid: Number(rest[1]),
+        comm: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')),
+      });
+    } catch {
+      /* exited meanwhile */
+    }
+  }
+  const out: Array<{ pid: number; comm: string }> = [];
+  const queue = [pid];
+  while (queue.length > 0) {
+    const p = queue.shift()!;
+    for (const [child, info] of parent) {
+      if (info.ppid !== p) continue;
+      out.push({ pid: child, comm: info.comm });
+      queue.push(child);
+    }
+  }
+  return out;
+}
+
+/**
+ * A slow step without touching the product: `strace` attached to the server (all its threads)
+ * delays every entry into `syscalls` by `delayMs` (fault injection, `-e inject=…:delay_enter=`).
+ * Resolves once attached; `detach()` ends it.
+ */
+export async function slowSyscalls(
+  pid: number,
+  syscalls: string[],
+  delayMs: number,
+): Promise<{ detach(): Promise<void> }> {
+  const list = syscalls.join(',');
+  const child = spawn(
+    'strace',
+    [
+      '-f',
+      '-o',
+      '/dev/null',
+      '-p',
+      String(pid),
+      '-e',
+      `trace=${list}`,
+      '-e',
+      `inject=${list}:delay_enter=${delayMs * 1000}`,
+    ],
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
+  let err = '';
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`strace did not attach: ${err}`)), 10_000);
+    child.stderr!.on('data', (d: Buffer) => {
+      err += d;
+      if (/attached/.test(err)) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    void exited.then(() => {
+      clearTimeout(timer);
+      reject(new Error(`strace exited: ${err}`));
+    });
+  });
+  return {
+    async detach() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGINT');
+      await exited;
+    },
+  };
+}
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const tick = () => new Promise((r) => setImmediate(r));
+
+export interface InFlight<T> {
+  promise: Promise<T>;
+  settled: () => boolean;
+}
+
+/** Tracks whether a request has answered. */
+export function inFlight<T>(promise: Promise<T>): InFlight<T> {
+  let done = false;
+  const tracked = promise.then(
+    (v) => {
+      done = true;
+      return v;
+    },
+    (e: unknown) => {
+      done = true;
+      throw e;
+    },
+  );
+  tracked.catch(() => undefined);
+  return { promise: tracked, settled: () => done };
+}
+
+/**
+ * Polls `evidence` on every turn of the event loop (so the request keeps flowing) until it holds
+ * while the request has not answered; then the caller kills. Throws when the request answered
+ * first or the time ran out: the kill point was then not reached, and the test must say so.
+ */
+export async function waitForKillPoint(
+  what: string,
+  request: InFlight<unknown>,
+  evidence: () => boolean | Promise<boolean>,
+  timeoutMs = 60_000,
+): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    if (await evidence()) {
+      if (request.settled()) throw new Error(`kill point "${what}": the request answered before it was seen`);
+      return;
+    }
+    if (request.settled()) {
+      const answer = await request.promise.then(
+        (v) => JSON.stringify(v).slice(0, 500),
+        (e: unknown) => String(e),
+      );
+      throw new Error(`kill point "${what}" never reached: the request answered first (${answer})`);
+    }
+    if (Date.now() > end) throw new Error(`kill point "${what}" not reached within ${timeoutMs} ms`);
+    await tick();
+  }
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: JSON answers are read loosely, as in testing/sandbox.ts
+export interface Answer<T = any> {
+  status: number;
+  body: T;
+  text: string;
+}
+
+/** One JSON request to the server (the admin token unless `token: null`). */
+// biome-ignore lint/suspicious/noExplicitAny: JSON answers are read loosely, as in testing/sandbox.ts
+export async function call<T = any>(
+  url: string,
+  token: string | null,
+  method: string,
+  apiPath: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<Answer<T>> {
+  const h: Record<string, string> = { ...headers };
+  if (token) h['authorization'] = `Bearer ${token}`;
+  if (body !== undefined) h['content-type'] = 'application/json';
+  const res = await fetch(`${url}/api/v1${apiPath}`, {
+    method,
+    headers: h,
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+  });
+  const text = await res.text();
+  let parsed: unknown = text;
+  try {
+    parsed = text ? JSON.parse(text) : null;
+  } catch {
+    /* not JSON */
+  }
+  return { status: res.status, body: parsed as T, text };
+}
+
+export const ADMIN_PASSWORD = 'crash test password 1';
+
+/** Creates the admin and an admin token through the API (00 §3); returns the token. */
+export async function createAdmin(url: string): Promise<string> {
+  const admin = await call(url, null, 'POST', '/setup/admin', {
+    username: 'admin',
+    password: ADMIN_PASSWORD,
+  });
+  if (admin.status !== 201) throw new Error(`admin create: ${admin.status} ${admin.text}`);
+  const tok = await call<{ token: string }>(
+    url,
+    null,
+    'POST',
+    '/tokens',
+    { name: 'crash', role: 'admin' },
+    { authorization: `Basic ${Buffer.from(`admin:${ADMIN_PASSWORD}`).toString('base64')}` },
+  );
+  if (tok.status !== 201) throw new Error(`token create: ${tok.status} ${tok.text}`);
+  return tok.body.token;
+}
+
+/** Lab mode through the configuration file the server reads under its root. */
+export function writeLabConfig(root: string, imageDir: string): void {
+  const dir = path.join(root, 'etc/appliance');
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(
+    path.join(dir, 'config.toml'),
+    `[lab]\nenabled = true\nimageDir = ${JSON.stringify(imageDir)}\n`,
+  );
+}
+
+/** Rows of one query on the live database, through a separate read-only connection. */
+export function query<T = Record<string, unknown>>(root: string, sql: string, ...params: unknown[]): T[] {
+  const db = new Database(path.join(root, 'var/lib/appliance/state.db'), {
+    readonly: true,
+    fileMustExist: true,
+  });
+  try {
+    db.pragma('busy_timeout = 5000');
+    return db.prepare(sql).all(...params) as T[];
+  } finally {
+    db.close();
+  }
+}
+
+/** Runs statements on the live database (WAL: the server keeps running). */
+export function execute(root: string, statements: (db: Database.Database) => void): void {
+  const db = new Database(path.join(root, 'var/lib/appliance/state.db'), { fileMustExist: true });
+  try {
+    db.pragma('busy_timeout = 5000');
+    db.pragma('foreign_keys = ON');
+    db.transaction(() => statements(db))();
+  } finally {
+    db.close();
+  }
+}
+
+/**
+ * Names that only a write in flight leaves behind: the atomic-write temp files
+ * (`.<file>.<hex>.tmp`), `*.tmp-*` / `*.old-*` copies (catalog, stack files), `*.partial`, and
+ * anything inside the private temp root `var/lib/appliance/tmp`. `skip` holds real paths not to
+ * enter (mounted lab disks).
+ */
+export function tempLeftovers(root: string, skip: string[] = []): string[] {
+  const found: string[] = [];
+  const tempRoot = path.join(root, 'var/lib/appliance/tmp');
+  const temp = /(^|\.)tmp($|[-.])|\.old-|\.partial$|\.part$|~$/i;
+  const walk = (dir: string) => {
+    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+      const full = path.join(dir, e.name);
+      if (skip.includes(full)) continue;
+      const rel = path.relative(root, full);
+      if (full !== tempRoot && (full.startsWith(`${tempRoot}/`) || temp.test(e.name))) found.push(rel);
+      if (e.isDirectory() && !e.isSymbolicLink()) walk(full);
+    }
+  };
+  walk(root);
+  return found.sort();
+}
+
+/** `blkid -p -o export <device>` as key/value pairs ({} when no signature is found). */
+export async function blkidProbe(device: string): Promise<Record<string, string>> {
+  const r = await run('blkid', ['-p', '-o', 'export', device]).catch(
+    (e: { code?: number; stdout?: string }) => {
+      // exit 2: nothing found
+      if (e.code === 2) return { stdout: '' };
+      throw e;
+    },
+  );
+  return Object.fromEntries(
+    r.stdout
+      .split('\n')
+      .filter((l) => l.includes('='))
+      .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
+  );
+}
+
+export interface ToolShims {
+  dir: string;
+  /** PATH for the server: the shims first. */
+  path: string;
+  /** Makes `tool` sleep before (`before`) or after (`after`) running the real one; 0 removes it. */
+  pause(tool: string, when: 'before' | 'after', seconds: number): void;
+  /**
+   * Runs the real `tool` under `strace`, each of its `pwrite64` calls delayed by `ms` (0 removes
+   * it): the real tool, writing the real disk, only slower, so it can be killed half-way.
+   */
+  slowWrites(tool: string, ms: number): void;
+  /** Whether the shim of `tool` started / finished the real tool since the last reset(). */
+  started(tool: string): boolean;
+  finished(tool: string): boolean;
+  reset(): void;
+}
+
+const WRITERS = ['wipefs', 'blockdev', 'mkfs.xfs', 'mkfs.ext4'];
+
+/**
+ * Shims for the disk-writing tools, first on the server's PATH. Like the 03 §16 guard shims they
+ * refuse (exit 97) any target that is not a loop device backed by an image inside `labDir`, so a
+ * crash test can never write another disk of this machine. They also leave markers (started,
+ * finished) and can pause before or after the real tool: the kill points of the format case.
+ */
+export async function createToolShims(labDir: string, dir: string): Promise<ToolShims> {
+  fs.mkdirSync(dir, { recursive: true });
+  for (const tool of WRITERS) {
+    const real = (
+      await run('sh', ['-c', `PATH=/usr/sbin:/usr/bin:/sbin:/bin command -v ${tool}`])
+    ).stdout.trim();
+    const script = `#!/bin/sh
+for last; do :; done
+case "$last" in
+  /dev/loop[0-9]*) ;;
+  *) echo "guard: refusing $last" >&2; exit 97 ;;
+esac
+base=$(echo "\${last#/dev/}" | sed -E 's/^(loop[0-9]+)p[0-9]+$/\\1/')
+backing=$(cat "/sys/class/block/$base/loop/backing_file" 2>/dev/null)
+case "$backing" in
+  ${labDir}/*) ;;
+  *) echo "guard: $last is not a lab disk" >&2; exit 97 ;;
+esac
+echo "$$ $*" >> ${dir}/${tool}.started
+[ -f ${dir}/${tool}.before ] && sleep "$(cat ${dir}/${tool}.before)"
+if [ -f ${dir}/${tool}.slow ]; then
+  strace -f -qq -o /dev/null -e trace=pwrite64 -e inject=pwrite64:delay_enter="$(cat ${dir}/${tool}.slow)" ${real} "$@"
+else
+  ${real} "$@"
+fi
+rc=$?
+echo "$rc" >> ${dir}/${tool}.finished
+[ -f ${dir}/${tool}.after ] && sleep "$(cat ${dir}/${tool}.after)"
+exit $rc
+`;
+    fs.writeFileSync(path.join(dir, tool), script, { mode: 0o755 });
+  }
+  return {
+    dir,
+    path: `${dir}:${process.env['PATH'] ?? '/usr/sbin:/usr/bin:/sbin:/bin'}`,
+    pause(tool, when, seconds) {
+      const f = path.join(dir, `${tool}.${when}`);
+      if (seconds > 0) fs.writeFileSync(f, String(seconds));
+      else fs.rmSync(f, { force: true });
+    },
+    slowWrites(tool, ms) {
+      const f = path.join(dir, `${tool}.slow`);
+      if (ms > 0) fs.writeFileSync(f, String(ms * 1000));
+      else fs.rmSync(f, { force: true });
+    },
+    started: (tool) => fs.existsSync(path.join(dir, `${tool}.started`)),
+    finished: (tool) => fs.existsSync(path.join(dir, `${tool}.finished`)),
+    reset() {
+      for (const name of fs.readdirSync(dir))
+        if (/\.(started|finished|before|after|slow)$/.test(name)) fs.rmSync(path.join(dir, name));
+    },
+  };
+}
