@@ -1,3 +1,4 @@
 export * from './loop-disks.ts';
 export * from './dockerd.ts';
 export * from './prereq.ts';
+export * from './guard.ts';

@@ -37,3 +37,41 @@ describe('loop disks', () => {
     }
   });
 });
+
+describe('labTargetGuard', () => {
+  it('lets a tool reach a lab loop disk (and its partition) only', async () => {
+    const fs = await import('node:fs/promises');
+    const os = await import('node:os');
+    const path = await import('node:path');
+    const { labTargetGuard } = await import('./guard.ts');
+    const labDir = await fs.mkdtemp(path.join(os.tmpdir(), 'lab-guard-'));
+    const shim = path.join(labDir, 'shim');
+    await fs.writeFile(shim, `#!/bin/sh\n${labTargetGuard(labDir)}echo "allowed $last"\n`, { mode: 0o755 });
+    const outside = await createLoopDisk({ sizeBytes: 16 * 1024 * 1024 });
+    const inside = await createLoopDisk({
+      sizeBytes: 64 * 1024 * 1024,
+      imageDir: labDir,
+      partitioned: true,
+      filesystem: 'vfat',
+    });
+    const attempt = (arg: string) =>
+      run(shim, ['-f', arg]).then(
+        (r) => ({ code: 0, out: r.stdout.trim() }),
+        (e: { code: number; stderr: string }) => ({ code: e.code, out: e.stderr.trim() }),
+      );
+    try {
+      expect(await attempt(inside.device)).toEqual({ code: 0, out: `allowed ${inside.device}` });
+      expect(await attempt(`${inside.device}p1`)).toEqual({ code: 0, out: `allowed ${inside.device}p1` });
+      expect(await attempt(outside.device)).toEqual({
+        code: 97,
+        out: `guard: ${outside.device} is not a lab disk`,
+      });
+      expect(await attempt('/dev/sda')).toEqual({ code: 97, out: 'guard: refusing /dev/sda' });
+      expect(await attempt(`${labDir}/../etc`)).toMatchObject({ code: 97 });
+    } finally {
+      await inside.destroy();
+      await outside.destroy();
+      await fs.rm(labDir, { recursive: true, force: true });
+    }
+  });
+});

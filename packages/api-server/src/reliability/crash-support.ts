@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
+import { labTargetGuard } from '@appliance/lab';
 
 export const run = promisify(execFile);
 
@@ -449,18 +450,7 @@ export async function createToolShims(labDir: string, dir: string): Promise<Tool
       await run('sh', ['-c', `PATH=/usr/sbin:/usr/bin:/sbin:/bin command -v ${tool}`])
     ).stdout.trim();
     const script = `#!/bin/sh
-for last; do :; done
-case "$last" in
-  /dev/loop[0-9]*) ;;
-  *) echo "guard: refusing $last" >&2; exit 97 ;;
-esac
-base=$(echo "\${last#/dev/}" | sed -E 's/^(loop[0-9]+)p[0-9]+$/\\1/')
-backing=$(cat "/sys/class/block/$base/loop/backing_file" 2>/dev/null)
-case "$backing" in
-  ${labDir}/*) ;;
-  *) echo "guard: $last is not a lab disk" >&2; exit 97 ;;
-esac
-echo "$$ $*" >> ${dir}/${tool}.started
+${labTargetGuard(labDir)}echo "$$ $*" >> ${dir}/${tool}.started
 [ -f ${dir}/${tool}.before ] && sleep "$(cat ${dir}/${tool}.before)"
 if [ -f ${dir}/${tool}.slow ]; then
   strace -f -qq -o /dev/null -e trace=pwrite64 -e inject=pwrite64:delay_enter="$(cat ${dir}/${tool}.slow)" ${real} "$@"

@@ -63,12 +63,17 @@ async function format(deps: ExternalDiskDeps, request: FormatRequest): Promise<F
       { device: first.disk.device },
     );
   return deps.locks.tryRun([diskLockKey(first.disk.device), externalLabelLockKey(label)], busy, async () => {
-    // 15: the same checks on a new inventory plus direct probes, under the lock
-    const approved = await checkAgainstFreshFacts(deps, request, filesystem, first);
-    if (!sameDisk(first, approved)) throw diskChanged(first.disk.device);
-    await verifyTargets(deps, approved.disk);
-    // 16
-    return writeAndRecord(deps, approved);
+    const release = deps.holdDevice?.(first.disk.device) ?? (() => undefined);
+    try {
+      // 15: the same checks on a new inventory plus direct probes, under the lock
+      const approved = await checkAgainstFreshFacts(deps, request, filesystem, first);
+      if (!sameDisk(first, approved)) throw diskChanged(first.disk.device);
+      await verifyTargets(deps, approved.disk);
+      // 16
+      return await writeAndRecord(deps, approved);
+    } finally {
+      release();
+    }
   });
 }
 

@@ -2,6 +2,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { type CommandRunner, createCommandRunner } from '@appliance/common';
+import { labTargetGuard } from '@appliance/lab';
 
 export interface GuardOptions {
   /** Make every mkfs sleep this long first (two concurrent formats overlap for sure). */
@@ -41,18 +42,7 @@ export async function createGuardedRunner(
 ): Promise<GuardedRunner> {
   const shimDir = await fs.mkdtemp(path.join(os.tmpdir(), 'appliance-guard-'));
   const guard = (tool: string) => `#!/bin/sh
-for last; do :; done
-case "$last" in
-  /dev/loop[0-9]*) ;;
-  *) echo "guard: refusing $last" >&2; exit 97 ;;
-esac
-base=$(echo "\${last#/dev/}" | sed -E 's/^(loop[0-9]+)p[0-9]+$/\\1/')
-backing=$(cat "/sys/class/block/$base/loop/backing_file" 2>/dev/null)
-case "$backing" in
-  ${labDir}/*) ;;
-  *) echo "guard: $last is not a lab disk" >&2; exit 97 ;;
-esac
-${tool.startsWith('mkfs.') ? `[ -f ${shimDir}/mkfs-delay ] && sleep "$(cat ${shimDir}/mkfs-delay)"` : ''}
+${labTargetGuard(labDir)}${tool.startsWith('mkfs.') ? `[ -f ${shimDir}/mkfs-delay ] && sleep "$(cat ${shimDir}/mkfs-delay)"` : ''}
 exec /usr/sbin/${tool} "$@"
 `;
   for (const tool of WRITERS) await fs.writeFile(path.join(shimDir, tool), guard(tool), { mode: 0o755 });

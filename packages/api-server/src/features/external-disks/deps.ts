@@ -1,3 +1,4 @@
+import fsSync from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { createToolCheck, type ExternalDiskDeps, FORMAT_PATH } from '@appliance/external-disk';
@@ -19,7 +20,22 @@ export function externalDiskDeps(ctx: AppContext, actor: Actor | null): External
     clock: ctx.clock,
     log: ctx.logger,
     realpath: (device) => realDevicePath(ctx, device),
+    holdDevice: (device) => holdDevice(ctx, device),
   };
+}
+
+/** A read-only, non-blocking handle on the disk (its block cache stays warm); closed by the release. */
+function holdDevice(ctx: AppContext, device: string): () => void {
+  let fd: number;
+  try {
+    fd = fsSync.openSync(
+      path.join(ctx.paths.devDir, path.relative('/dev', device)),
+      fsSync.constants.O_RDONLY | fsSync.constants.O_NONBLOCK,
+    );
+  } catch {
+    return () => undefined;
+  }
+  return () => fsSync.closeSync(fd);
 }
 
 /** realpath of a logical `/dev/…` path, read under the host root and reported logically again. */

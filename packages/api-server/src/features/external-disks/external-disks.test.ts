@@ -5,6 +5,7 @@
  */
 import { execFile } from 'node:child_process';
 import fs from 'node:fs/promises';
+import fsSync from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -129,6 +130,17 @@ describe('GET /disks/external', () => {
   });
 });
 
+/** This process's open file descriptors that point at `device`. */
+function openHandlesOn(device: string): string[] {
+  return fsSync.readdirSync('/proc/self/fd').filter((fd) => {
+    try {
+      return fsSync.readlinkSync(`/proc/self/fd/${fd}`) === device;
+    } catch {
+      return false;
+    }
+  });
+}
+
 describe('POST /disks/external/:label/format', () => {
   it('formats xfs, ext4, btrfs and exfat: blkid shows the type, the label and the UUID answered; row + audit', async () => {
     const label = uniqueLabel('bk');
@@ -138,6 +150,8 @@ describe('POST /disks/external/:label/format', () => {
       expect(r.status, r.text).toBe(200);
       const probe = await blkidExport(d.device);
       expect(probe).toMatchObject({ TYPE: filesystem, LABEL: label, UUID: r.body.fsUuid });
+      // the handle that kept the disk's block cache warm during the format is closed (in-process server)
+      expect(openHandlesOn(d.device)).toEqual([]);
       expect(r.body).toMatchObject({
         label,
         registered: true,
