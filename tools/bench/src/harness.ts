@@ -30,9 +30,16 @@ export function serviceCli(): string {
   return DIST_CLI;
 }
 
-/** Node arguments for a script: the source condition only for TypeScript files run from source. */
-export const nodeArgs = (script: string): string[] =>
-  script.endsWith('.ts') ? ['--conditions=@appliance/source', script] : [script];
+/**
+ * Node arguments for a script: the source condition only for TypeScript files run from source.
+ * `BENCH_SERVER_FLAGS` adds Node flags to the service's process only (a profiling aid, e.g.
+ * `--trace-gc` or `--cpu-prof`); `BENCH_SERVER_LOG` (a file) keeps a copy of its stdout.
+ */
+export const nodeArgs = (script: string): string[] => {
+  const flags =
+    script === DIST_CLI ? (process.env['BENCH_SERVER_FLAGS'] ?? '').split(' ').filter(Boolean) : [];
+  return script.endsWith('.ts') ? ['--conditions=@appliance/source', script] : [...flags, script];
+};
 
 export interface Child {
   url: string;
@@ -61,7 +68,9 @@ export function startListening(
       // From now on only drain the child's stdout (its request log): keeping or scanning it would
       // slow this process, and a slow reader blocks the server's log writes.
       child.stdout!.off('data', onData);
-      child.stdout!.on('data', () => undefined);
+      const copy = script === DIST_CLI ? process.env['BENCH_SERVER_LOG'] : undefined;
+      if (copy) child.stdout!.pipe(fs.createWriteStream(copy));
+      else child.stdout!.on('data', () => undefined);
       out = '';
       resolve({
         url: JSON.parse(line).url,
