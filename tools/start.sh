@@ -11,7 +11,7 @@ pnpm exec turbo run build --filter=@appliance/api-server... --output-logs=errors
 SANDBOX="$(realpath -m "${APPLIANCE_SANDBOX:-.sandbox}")"
 LISTEN="${APPLIANCE_LISTEN:-127.0.0.1:8008}"
 SOCKET="$SANDBOX/run/appliance/appliance.sock"
-CLI="node $(pwd)/packages/api-server/dist/cli.js"
+CLI="env APPLIANCE_NODE=$(command -v node) $(pwd)/packages/api-server/bin/appliance"
 mkdir -p "$SANDBOX"
 cat >&2 <<TXT
 
@@ -23,4 +23,4 @@ cat >&2 <<TXT
   API reference: http://$LISTEN/api/v1/docs
 
 TXT
-exec node packages/api-server/dist/cli.js serve --root "$SANDBOX" --listen "$LISTEN" "$@"
+exec packages/api-server/bin/appliance serve --root "$SANDBOX" --listen "$LISTEN" "$@"

@@ -16,7 +16,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { parseArgs } from 'node:util';
-import { adminToken, load, nodeArgs, report, serviceCli, startHelloWorld } from '../src/harness.ts';
+import { adminToken, load, command, report, serviceCli, startHelloWorld } from '../src/harness.ts';
 
 const { values } = parseArgs({
   options: {
@@ -44,20 +44,9 @@ async function startAppliance() {
   });
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'appliance-bench-'));
   const socket = path.join(fs.mkdtempSync('/tmp/apb-'), 'a.sock');
-  const args = [
-    ...nodeArgs(serviceCli()),
-    'serve',
-    '--root',
-    root,
-    '--listen',
-    `127.0.0.1:${port}`,
-    '--socket',
-    socket,
-  ];
-  const child: ChildProcess = spawn(process.execPath, args, {
-    stdio: ['ignore', 'ignore', 'inherit'],
-    env: { ...process.env, APPLIANCE_LOG_LEVEL: 'warn' },
-  });
+  const cmd = command(serviceCli(), { ...process.env, APPLIANCE_LOG_LEVEL: 'warn' });
+  const args = [...cmd.args, 'serve', '--root', root, '--listen', `127.0.0.1:${port}`, '--socket', socket];
+  const child: ChildProcess = spawn(cmd.file, args, { stdio: ['ignore', 'ignore', 'inherit'], env: cmd.env });
   const url = `http://127.0.0.1:${port}`;
   const until = Date.now() + 120_000;
   for (;;) {

@@ -23,7 +23,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { createLoopDisk, type LoopDisk, requirePrerequisites } from '../../lab/src/index.ts';
-import { adminToken, nodeArgs, serviceCli } from '../src/harness.ts';
+import { adminToken, command, serviceCli } from '../src/harness.ts';
 
 const mode = process.argv[2] ?? 'p1p2';
 const P1_FILES = Number(process.env['BENCH_P1_FILES'] ?? 200_000);
@@ -56,20 +56,11 @@ process.on('exit', () => {
 function startAppliance(): Promise<Server> {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'share-data-delete-bench-root-'));
   const socket = path.join(root, 'run', 'a.sock');
+  const cmd = command(serviceCli(), { ...process.env, APPLIANCE_LOG_LEVEL: 'info' });
   const child = spawn(
-    process.execPath,
-    [
-      ...nodeArgs(serviceCli()),
-      'serve',
-      '--root',
-      root,
-      '--listen',
-      '127.0.0.1:0',
-      '--socket',
-      socket,
-      '--lab',
-    ],
-    { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, APPLIANCE_LOG_LEVEL: 'info' } },
+    cmd.file,
+    [...cmd.args, 'serve', '--root', root, '--listen', '127.0.0.1:0', '--socket', socket, '--lab'],
+    { stdio: ['ignore', 'pipe', 'inherit'], env: cmd.env },
   );
   children.add(child);
   child.once('exit', (code, signal) => {

@@ -5,14 +5,15 @@ import path from 'node:path';
 import autocannon from 'autocannon';
 
 export const REPO = path.resolve(import.meta.dirname, '..', '..', '..');
-const DIST_CLI = path.join(REPO, 'packages/api-server/dist/cli.js');
+const LAUNCHER = path.join(REPO, 'packages/api-server/bin/appliance');
 let built = false;
 
 /**
- * The service's entry point as installations run it: the built `dist/cli.js` (`bash tools/start.sh`
- * runs the same file), not the TypeScript sources, which cost ~30 MiB more resident memory for the
- * type stripping and the source-condition resolution. Builds it first (turbo: a cache hit when
- * nothing changed), so a benchmark never measures stale code.
+ * The service's command as installations run it: `packages/api-server/bin/appliance`, the built
+ * `dist/cli.js` under the Node settings of the launcher (`bash tools/start.sh` runs the same), not
+ * the TypeScript sources, which cost ~30 MiB more resident memory for the type stripping and the
+ * source-condition resolution. Builds it first (turbo: a cache hit when nothing changed), so a
+ * benchmark never measures stale code.
  */
 export function serviceCli(): string {
   if (!built) {
@@ -27,19 +28,27 @@ export function serviceCli(): string {
     );
     built = true;
   }
-  return DIST_CLI;
+  return LAUNCHER;
 }
 
 /**
- * Node arguments for a script: the source condition only for TypeScript files run from source.
+ * The command and arguments that run a script: TypeScript files under this Node with the source
+ * condition, the service's launcher directly (with this Node as its `APPLIANCE_NODE`).
  * `BENCH_SERVER_FLAGS` adds Node flags to the service's process only (a profiling aid, e.g.
  * `--trace-gc` or `--cpu-prof`); `BENCH_SERVER_LOG` (a file) keeps a copy of its stdout.
  */
-export const nodeArgs = (script: string): string[] => {
-  const flags =
-    script === DIST_CLI ? (process.env['BENCH_SERVER_FLAGS'] ?? '').split(' ').filter(Boolean) : [];
-  return script.endsWith('.ts') ? ['--conditions=@appliance/source', script] : [...flags, script];
-};
+export function command(script: string, env: NodeJS.ProcessEnv = process.env) {
+  if (script === LAUNCHER) {
+    const flags = process.env['BENCH_SERVER_FLAGS'] ?? '';
+    return {
+      file: LAUNCHER,
+      args: [] as string[],
+      env: { ...env, APPLIANCE_NODE: process.execPath, APPLIANCE_NODE_FLAGS: flags },
+    };
+  }
+  const args = script.endsWith('.ts') ? ['--conditions=@appliance/source', script] : [script];
+  return { file: process.execPath, args, env };
+}
 
 export interface Child {
   url: string;
@@ -55,9 +64,10 @@ export function startListening(
 ): Promise<Child & { startedMs: number }> {
   const t0 = performance.now();
   const [script = '', ...rest] = args;
-  const child = spawn(process.execPath, [...nodeArgs(script), ...rest], {
+  const cmd = command(script, env);
+  const child = spawn(cmd.file, [...cmd.args, ...rest], {
     stdio: ['ignore', 'pipe', 'inherit'],
-    env,
+    env: cmd.env,
   });
   let out = '';
   return new Promise((resolve, reject) => {
@@ -68,7 +78,7 @@ export function startListening(
       // From now on only drain the child's stdout (its request log): keeping or scanning it would
       // slow this process, and a slow reader blocks the server's log writes.
       child.stdout!.off('data', onData);
-      const copy = script === DIST_CLI ? process.env['BENCH_SERVER_LOG'] : undefined;
+      const copy = script === LAUNCHER ? process.env['BENCH_SERVER_LOG'] : undefined;
       if (copy) child.stdout!.pipe(fs.createWriteStream(copy));
       else child.stdout!.on('data', () => undefined);
       out = '';
