@@ -5,9 +5,11 @@
 // previews (against a private dockerd when one can be started; left out when refused).
 // Figures: requests/s, errors (must be 0), non-2xx, and the server's RSS and open file descriptors
 // sampled every second, the mean of the first 10 s against the last 10 s.
-//   node tools/bench/load/run.ts [--duration 60] [--connections 64] [--warmup 15] [--no-docker] [--no-preview]
+//   node tools/bench/load/run.ts [--duration 60] [--connections 64] [--warmup 120] [--no-docker] [--no-preview]
 // The warm-up (same workload, same connections) lets V8 and SQLite reach their working set first, so
-// the first-10-s/last-10-s comparison measures growth under steady load, not start-up.
+// the first-10-s/last-10-s comparison measures growth under steady load, not start-up. Two minutes:
+// with 15–60 s the service's RSS still took an occasional step of ≈7 MiB while V8 sized its old
+// space (docs/reliability.md, load run).
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import type { PrivateDockerd } from '@appliance/lab';
@@ -20,7 +22,7 @@ const { values } = parseArgs({
     connections: { type: 'string', default: '64' },
     'no-docker': { type: 'boolean', default: false },
     'no-preview': { type: 'boolean', default: false },
-    warmup: { type: 'string', default: '15' },
+    warmup: { type: 'string', default: '120' },
   },
 });
 const duration = Number(values.duration);
