@@ -18,7 +18,8 @@ export { identityFromLinks } from './by-id.ts';
 export { parseMountInfo, parseSwaps } from './mounts.ts';
 export type { MountInfoEntry } from './mounts.ts';
 export { parseBlkidExport, parseUdevRecord } from './udev.ts';
-export { parseBlkidBatch } from './probe.ts';
+export { parseBlkidBatch, probeWithBlkid } from './probe.ts';
+export type { BlkidProbeOptions, ProbeResult as BlkidProbeResult } from './probe.ts';
 export type { FsFacts } from './udev.ts';
 
 export interface InventoryReaderOptions {
