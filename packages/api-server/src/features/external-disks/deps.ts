@@ -28,19 +28,20 @@ export function externalDiskDeps(ctx: AppContext, actor: Actor | null): External
 function holdDevice(ctx: AppContext, device: string): () => void {
   let fd: number;
   try {
-    fd = fsSync.openSync(
-      path.join(ctx.paths.devDir, path.relative('/dev', device)),
-      fsSync.constants.O_RDONLY | fsSync.constants.O_NONBLOCK,
-    );
+    fd = fsSync.openSync(hostDevice(ctx, device), fsSync.constants.O_RDONLY | fsSync.constants.O_NONBLOCK);
   } catch {
     return () => undefined;
   }
   return () => fsSync.closeSync(fd);
 }
 
+/** The host path of a logical `/dev/…` device path (the device directory of the host paths). */
+const hostDevice = (ctx: AppContext, device: string): string =>
+  path.join(ctx.paths.devDir, path.relative('/dev', device));
+
 /** realpath of a logical `/dev/…` path, read under the host root and reported logically again. */
 async function realDevicePath(ctx: AppContext, device: string): Promise<string> {
   const devDir = ctx.paths.devDir;
-  const real = await fs.realpath(path.join(devDir, path.relative('/dev', device)));
+  const real = await fs.realpath(hostDevice(ctx, device));
   return devDir === '/dev' ? real : path.join('/dev', path.relative(devDir, real));
 }
