@@ -134,8 +134,10 @@ export class TreeWalker {
   private lastFlush = 0;
   private tally = new HardLinkTally();
   private chainVanished = false;
-  /** The native `*at` calls, or null for the `/proc/self/fd` paths of the pure-JS walker. */
+  /** The native `*at` calls (for `drain`), or null for the pure-JS walker. */
   private readonly at: FsAt | null;
+  /** How entries are reached relative to an open directory: native `*at` calls or procfs paths. */
+  private readonly ops: DirOps;
 
   constructor(
     branches: readonly WalkBranch[],
@@ -149,6 +151,7 @@ export class TreeWalker {
     this.abort = abort;
     this.events = events;
     this.at = at;
+    this.ops = at ? nativeOps(at) : PROC_OPS;
     this.pending = branches.map(() => ({ files: 0, dirs: 0, bytes: 0 }));
   }
 
@@ -242,9 +245,7 @@ export class TreeWalker {
     const b = this.branch(branch);
     let fd: number;
     try {
-      fd = this.at
-        ? this.at.openDirAt(parent.fd, bytesOf(name))
-        : fs.openSync(procPath(parent, name), OPEN_DIR);
+      fd = this.ops.openDir(parent, name);
     } catch (err) {
       if (isVanished(errorName(err))) return 'vanished';
       this.fail(branch, path, this.swappedForLink(err, parent, name));
@@ -269,9 +270,7 @@ export class TreeWalker {
   /** Re-opens `frame` (closed to bound open files) as `<its child>/..`, verified by dev and inode. */
   private reopenAsParent(branch: number, frame: Frame, child: Frame, path: readonly string[]): boolean {
     try {
-      const fd = this.at
-        ? this.at.openParent(child.fd)
-        : fs.openSync(Buffer.concat([child.prefix, DOT_DOT]), OPEN_DIR);
+      const fd = this.ops.openParent(child);
       const st = fs.fstatSync(fd);
       if (st.dev !== frame.dev || st.ino !== frame.ino) {
         this.closeFd(fd);
@@ -500,8 +499,7 @@ export class TreeWalker {
     const counts = this.pending[branch]!;
     if (!this.dryRun) {
       try {
-        if (this.at) this.at.unlinkAt(parent.fd, bytesOf(name), true);
-        else fs.rmdirSync(procPath(parent, name));
+        this.ops.removeDir(parent, name);
       } catch (err) {
         if (isVanished(errorName(err))) return true;
         this.fail(branch, path, err);
@@ -527,15 +525,12 @@ export class TreeWalker {
     if (stop) throw new StopBranch(stop);
   }
 
-  /** Closes a handle this walker opened below the branch directory (native: with the addon). */
+  /** Closes a handle this walker opened below the branch directory. */
   private closeFd(fd: number): void {
-    if (this.at === null) closeQuietly(fd);
-    else {
-      try {
-        this.at.close(fd);
-      } catch {
-        // already closed, or the disk is gone
-      }
+    try {
+      this.ops.close(fd);
+    } catch {
+      // already closed, or the disk is gone
     }
   }
 
@@ -550,10 +545,7 @@ export class TreeWalker {
     if (errorName(err) !== 'ENOTDIR') return err;
     let link: boolean;
     try {
-      link = this.at
-        ? ((this.at.lstatAt(parent.fd, bytesOf(name))?.[0] ?? 0) & fs.constants.S_IFMT) ===
-          fs.constants.S_IFLNK
-        : fs.lstatSync(procPath(parent, name), NO_THROW)?.isSymbolicLink() === true;
+      link = this.ops.isSymlink(parent, name);
     } catch {
       return err;
     }
@@ -599,6 +591,40 @@ function setFd(frame: Frame, fd: number): void {
 
 const procPrefix = (fd: number): Buffer => Buffer.from(`/proc/self/fd/${fd}/`);
 const procPath = (dir: Frame, name: string): Buffer => Buffer.concat([dir.prefix, bytesOf(name)]);
+
+/**
+ * The few calls on an entry relative to an open directory. Directory opens never follow a link
+ * (O_NOFOLLOW | O_DIRECTORY); handles opened by the addon are closed by it (Node's fs warns in
+ * worker threads about closing handles it did not open).
+ */
+interface DirOps {
+  openDir(parent: Frame, name: string): number;
+  /** `<child>/..`. */
+  openParent(child: Frame): number;
+  removeDir(parent: Frame, name: string): void;
+  /** lstat without following: is the entry a symbolic link? */
+  isSymlink(parent: Frame, name: string): boolean;
+  close(fd: number): void;
+}
+
+/** The pure-JS fallback: `/proc/self/fd/<fd>/<name>` paths. */
+const PROC_OPS: DirOps = {
+  openDir: (parent, name) => fs.openSync(procPath(parent, name), OPEN_DIR),
+  openParent: (child) => fs.openSync(Buffer.concat([child.prefix, DOT_DOT]), OPEN_DIR),
+  removeDir: (parent, name) => fs.rmdirSync(procPath(parent, name)),
+  isSymlink: (parent, name) => fs.lstatSync(procPath(parent, name), NO_THROW)?.isSymbolicLink() === true,
+  close: (fd) => fs.closeSync(fd),
+};
+
+/** The native addon: openat / unlinkat / fstatat on the handle. */
+const nativeOps = (at: FsAt): DirOps => ({
+  openDir: (parent, name) => at.openDirAt(parent.fd, bytesOf(name)),
+  openParent: (child) => at.openParent(child.fd),
+  removeDir: (parent, name) => at.unlinkAt(parent.fd, bytesOf(name), true),
+  isSymlink: (parent, name) =>
+    ((at.lstatAt(parent.fd, bytesOf(name))?.[0] ?? 0) & fs.constants.S_IFMT) === fs.constants.S_IFLNK,
+  close: (fd) => at.close(fd),
+});
 
 const errno = (code: string, message: string): Error => Object.assign(new Error(message), { code });
 
