@@ -12,7 +12,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { AppError, type CommandRunner } from '@appliance/common';
+import { AppError, type CommandRunner, fsyncDir } from '@appliance/common';
 import { smbConfStructureKey } from '../core/render-smb-conf.ts';
 import { smbRegenerationFailed } from '../errors.ts';
 
@@ -46,16 +46,6 @@ async function writeCandidate(file: string, text: string): Promise<void> {
   try {
     fs.writeFileSync(fd, text);
     fs.fchmodSync(fd, 0o644);
-    await fsync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
-}
-
-/** fsync of a directory (the rename of step 4 made durable). */
-async function syncDirectory(dir: string): Promise<void> {
-  const fd = fs.openSync(dir, 'r');
-  try {
     await fsync(fd);
   } finally {
     fs.closeSync(fd);
@@ -118,7 +108,7 @@ export function createSmbConfWriter(options: SmbConfWriterOptions): SmbConfWrite
         }
         try {
           fs.renameSync(candidate, file);
-          await syncDirectory(dir);
+          await fsyncDir(dir);
         } catch (err) {
           throw failed('write_failed', `renaming the candidate over ${file}`, err);
         }
