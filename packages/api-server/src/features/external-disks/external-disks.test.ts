@@ -22,6 +22,7 @@ import { createLoopDisk, edgeBytes, type LoopDisk, requirePrerequisites } from '
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { arrayDisks, auditLog, externalDisks } from '../../db/schema.ts';
 import { type Sandbox, startSandbox } from '../../testing/sandbox.ts';
+import { externalDiskDeps } from './deps.ts';
 
 const run = promisify(execFile);
 const MiB = 1024 * 1024;
@@ -140,6 +141,19 @@ function openHandlesOn(device: string): string[] {
     }
   });
 }
+
+describe('the disk hold of a format', () => {
+  it('opens a read-only handle on the disk and the release closes it; a missing device is not held', async () => {
+    const d = await disk({});
+    const deps = externalDiskDeps(s.server.ctx, null);
+    const release = deps.holdDevice!(d.device);
+    expect(openHandlesOn(d.device)).toHaveLength(1);
+    release();
+    expect(openHandlesOn(d.device)).toEqual([]);
+    const none = deps.holdDevice!('/dev/appliance-no-such-disk');
+    expect(() => none()).not.toThrow();
+  });
+});
 
 describe('POST /disks/external/:label/format', () => {
   it('formats xfs, ext4, btrfs and exfat: blkid shows the type, the label and the UUID answered; row + audit', async () => {
