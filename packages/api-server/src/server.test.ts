@@ -1,69 +1,22 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { type ServerProcess, startServerProcess } from './testing/server-process.ts';
 
 const CLI = path.join(import.meta.dirname, 'cli.ts');
 
-interface Proc {
-  child: ChildProcess;
-  url: string;
+interface Proc extends ServerProcess {
   socket: string;
   stdout: () => string;
-  stop(): Promise<number | null>;
 }
 
 /** Starts `appliance serve` as a real process on loopback and waits for its "listening" line. */
 async function serve(root: string): Promise<Proc> {
   const socket = path.join(root, 's.sock');
-  const child = spawn(
-    process.execPath,
-    [
-      '--conditions=@appliance/source',
-      CLI,
-      'serve',
-      '--root',
-      root,
-      '--listen',
-      '127.0.0.1:0',
-      '--socket',
-      socket,
-    ],
-    {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { PATH: process.env['PATH'] ?? '' },
-    },
-  );
-  let out = '';
-  let err = '';
-  child.stdout!.on('data', (d: Buffer) => (out += d));
-  child.stderr!.on('data', (d: Buffer) => (err += d));
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no listening line: ${out} ${err}`)), 20_000);
-    child.stdout!.on('data', () => {
-      const line = out.split('\n').find((l) => l.includes('"msg":"listening"'));
-      if (line) {
-        clearTimeout(timer);
-        resolve(JSON.parse(line).url);
-      }
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`exited ${code}: ${err}`));
-    });
-  });
-  return {
-    child,
-    url,
-    socket,
-    stdout: () => out,
-    stop: () =>
-      new Promise((resolve) => {
-        child.once('exit', (code) => resolve(code));
-        child.kill('SIGTERM');
-      }),
-  };
+  const p = await startServerProcess({ root, socket });
+  return Object.assign(p, { socket, stdout: p.output });
 }
 
 function runCli(
