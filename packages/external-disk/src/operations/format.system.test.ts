@@ -16,7 +16,7 @@ import {
   systemClock,
   type InventoryReader,
 } from '@appliance/common';
-import { createLoopDisk, edgeBytes, type LoopDisk, requirePrerequisites } from '@appliance/lab';
+import { createLoopDisk, type LoopDisk, requirePrerequisites } from '@appliance/lab';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { TryLocks } from '../keyed-lock.ts';
 import { createToolCheck } from '../node/tools.ts';
@@ -27,7 +27,13 @@ import {
   type GuardOptions,
   writes,
 } from '../test-support/guard-shims.ts';
-import { blkidExport, createPartitionedDisk, sha256File, writeCounters } from '../test-support/lab-disks.ts';
+import {
+  blkidExport,
+  createPartitionedDisk,
+  diskFingerprint as fingerprint,
+  FORMAT_LAB_TOOLS,
+  sha256File,
+} from '../test-support/lab-disks.ts';
 import { MemoryStore } from '../test-support/memory-store.ts';
 import { formatExternal } from './format.ts';
 import { listExternal } from './list.ts';
@@ -80,33 +86,8 @@ async function refusal(promise: Promise<unknown>): Promise<AppError> {
   throw outcome;
 }
 
-/** Everything a refused format must leave as it was. */
-async function fingerprint(d: LoopDisk) {
-  return {
-    edges: (await edgeBytes(d.device)).toString('base64'),
-    counters: await writeCounters(d.device),
-    blkid: await blkidExport(d.device),
-  };
-}
-
 beforeAll(async () => {
-  await requirePrerequisites({
-    root: true,
-    tools: [
-      'losetup',
-      'wipefs',
-      'blkid',
-      'blockdev',
-      'mkfs.xfs',
-      'mkfs.ext4',
-      'mkfs.btrfs',
-      'mkfs.exfat',
-      'mkfs.vfat',
-      'parted',
-      'mount',
-      'findmnt',
-    ],
-  });
+  await requirePrerequisites({ root: true, tools: FORMAT_LAB_TOOLS });
   labDir = await fs.mkdtemp(path.join(os.tmpdir(), 'appliance-extdisk-lab-'));
 });
 

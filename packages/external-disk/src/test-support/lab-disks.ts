@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import { promisify } from 'node:util';
-import { createLoopDisk, type LoopDisk } from '@appliance/lab';
+import { createLoopDisk, edgeBytes, type LoopDisk } from '@appliance/lab';
 
 const run = promisify(execFile);
 
@@ -78,4 +78,29 @@ export async function createPartitionedDisk(
     await disk.destroy();
     throw err;
   }
+}
+
+/** The tools the lab format tests need (every supported mkfs, partitioning, probing, mounting). */
+export const FORMAT_LAB_TOOLS = [
+  'losetup',
+  'wipefs',
+  'blkid',
+  'blockdev',
+  'mkfs.xfs',
+  'mkfs.ext4',
+  'mkfs.btrfs',
+  'mkfs.exfat',
+  'mkfs.vfat',
+  'parted',
+  'mount',
+  'findmnt',
+];
+
+/** Everything a refused format must leave as it was: the first and last MiB, write counters, blkid. */
+export async function diskFingerprint(d: LoopDisk) {
+  return {
+    edges: (await edgeBytes(d.device)).toString('base64'),
+    counters: await writeCounters(d.device),
+    blkid: await blkidExport(d.device),
+  };
 }

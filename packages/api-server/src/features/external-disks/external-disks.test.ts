@@ -13,12 +13,13 @@ import {
   blkidExport,
   createGuardedRunner,
   createPartitionedDisk,
+  diskFingerprint as fingerprint,
+  FORMAT_LAB_TOOLS,
   type GuardedRunner,
   sha256File,
-  writeCounters,
   writes,
 } from '@appliance/external-disk/testing';
-import { createLoopDisk, edgeBytes, type LoopDisk, requirePrerequisites } from '@appliance/lab';
+import { createLoopDisk, type LoopDisk, requirePrerequisites } from '@appliance/lab';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { arrayDisks, auditLog, externalDisks } from '../../db/schema.ts';
 import { type Sandbox, startSandbox } from '../../testing/sandbox.ts';
@@ -41,35 +42,11 @@ async function disk(options: Parameters<typeof createLoopDisk>[0] = {}): Promise
   return d;
 }
 
-async function fingerprint(d: LoopDisk) {
-  return {
-    edges: (await edgeBytes(d.device)).toString('base64'),
-    counters: await writeCounters(d.device),
-    blkid: await blkidExport(d.device),
-  };
-}
-
 const format = (label: string, body?: unknown) => s.call('POST', `/disks/external/${label}/format`, body);
 const db = () => s.server.ctx.db;
 
 beforeAll(async () => {
-  await requirePrerequisites({
-    root: true,
-    tools: [
-      'losetup',
-      'wipefs',
-      'blkid',
-      'blockdev',
-      'mkfs.xfs',
-      'mkfs.ext4',
-      'mkfs.btrfs',
-      'mkfs.exfat',
-      'mkfs.vfat',
-      'parted',
-      'mount',
-      'findmnt',
-    ],
-  });
+  await requirePrerequisites({ root: true, tools: FORMAT_LAB_TOOLS });
   labDir = await fs.mkdtemp(path.join(os.tmpdir(), 'appliance-extdisk-api-'));
   guarded = await createGuardedRunner(labDir);
   s = await startSandbox({
