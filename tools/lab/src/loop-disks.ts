@@ -127,3 +127,22 @@ export async function canUseLoopDevices(): Promise<boolean> {
     () => false,
   );
 }
+
+/**
+ * The machine's whole disks under `/`, found independently of the inventory reader (`findmnt` for
+ * the root source, then lsblk's slave walk down to `disk` nodes): what every boot-disk test
+ * compares the reader's answer with.
+ */
+export async function realRootDisks(): Promise<string[]> {
+  const source = (await run('findmnt', ['-n', '-o', 'SOURCE', '/'])).stdout.trim();
+  const { stdout } = await run('lsblk', ['-s', '-n', '-r', '-p', '-o', 'NAME,TYPE', source]);
+  return [
+    ...new Set(
+      stdout
+        .split('\n')
+        .map((l) => l.trim().split(' '))
+        .filter(([, t]) => t === 'disk')
+        .map(([n]) => n as string),
+    ),
+  ].sort();
+}

@@ -3,7 +3,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { type LoopDisk, createLoopDisk, requirePrerequisites } from '@appliance/lab';
+import { type LoopDisk, createLoopDisk, realRootDisks, requirePrerequisites } from '@appliance/lab';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CommandRunner, createCommandRunner } from '../command.ts';
 import { createHostPaths } from '../host-paths.ts';
@@ -11,21 +11,6 @@ import { createInventoryReader } from './reader.ts';
 
 const run = promisify(execFile);
 const MiB = 1024 * 1024;
-
-/** Whole disks under the root filesystem, found independently with findmnt + lsblk's slave walk. */
-async function realRootDisks(): Promise<string[]> {
-  const source = (await run('findmnt', ['-n', '-o', 'SOURCE', '/'])).stdout.trim();
-  const { stdout } = await run('lsblk', ['-s', '-n', '-r', '-p', '-o', 'NAME,TYPE', source]);
-  return [
-    ...new Set(
-      stdout
-        .split('\n')
-        .map((l) => l.trim().split(' '))
-        .filter(([, type]) => type === 'disk')
-        .map(([name]) => name as string),
-    ),
-  ].sort();
-}
 
 describe('inventory reader on this machine (real sysfs, real loop devices)', () => {
   let imageDir: string;

@@ -5,15 +5,9 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { type LoopDisk, edgeBytes, requirePrerequisites } from '@appliance/lab';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { realRootDisks } from '@appliance/lab';
 import { type Sandbox, startSandbox } from '../../testing/sandbox.ts';
-import {
-  fingerprint,
-  installGuardShims,
-  loggingRunner,
-  loop,
-  quiesce,
-  realRootDisks,
-} from './test-support/lab.ts';
+import { fingerprint, installGuardShims, loggingRunner, loop, quiesce } from './test-support/lab.ts';
 
 const run = promisify(execFile);
 const GiB = 1024 ** 3;

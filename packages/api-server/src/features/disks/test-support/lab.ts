@@ -78,21 +78,6 @@ export async function loop(
   });
 }
 
-/** Whole disks under `/` found independently (findmnt + lsblk's slave walk). */
-export async function realRootDisks(): Promise<string[]> {
-  const source = (await run('findmnt', ['-n', '-o', 'SOURCE', '/'])).stdout.trim();
-  const { stdout } = await run('lsblk', ['-s', '-n', '-r', '-p', '-o', 'NAME,TYPE', source]);
-  return [
-    ...new Set(
-      stdout
-        .split('\n')
-        .map((l) => l.trim().split(' '))
-        .filter(([, t]) => t === 'disk')
-        .map(([n]) => n as string),
-    ),
-  ].sort();
-}
-
 const sha = (b: Buffer | string) => createHash('sha256').update(b).digest('hex');
 
 /**
