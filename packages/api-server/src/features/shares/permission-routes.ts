@@ -10,7 +10,7 @@ import {
   shareNotFound,
 } from '@appliance/shares';
 import { defineRoute, ok } from '../../http/route.ts';
-import { lastAuditId, regenerateAfter } from './regenerate.ts';
+import { writeThenRegenerate } from './regenerate.ts';
 import {
   ShareAccessSchema,
   ShareNameParams,
@@ -34,19 +34,15 @@ export const permissionRoutes = [
     responses: { 200: { description: 'The share’s access, read back', schema: SharePermissionsSchema } },
     handler: async ({ ctx, actor, params, body }) => {
       const input = normalizeSharePermissions(body);
-      // smb.conf is regenerated as soon as the change is committed, while the WAL flush runs (06 §5.3)
-      const { result } = await ctx.writes.run(
-        (db) => {
-          const result = replaceSharePermissions(permissionStore(db), params.name, input);
-          ctx.audit.record(db, actor, {
-            operation: 'share_permissions.update',
-            target: params.name,
-            details: { users: input.users, groups: input.groups },
-          });
-          return { result, auditId: lastAuditId(ctx) };
-        },
-        { afterCommit: ({ auditId }) => regenerateAfter(ctx, auditId) },
-      );
+      const result = await writeThenRegenerate(ctx, (db) => {
+        const result = replaceSharePermissions(permissionStore(db), params.name, input);
+        ctx.audit.record(db, actor, {
+          operation: 'share_permissions.update',
+          target: params.name,
+          details: { users: input.users, groups: input.groups },
+        });
+        return result;
+      });
       return ok(result);
     },
   }),
@@ -85,18 +81,15 @@ export const permissionRoutes = [
     handler: async ({ ctx, actor, params, body }) => {
       const input = normalizeUserPermissions(body);
       const userId = params.id.toLowerCase();
-      const { result } = await ctx.writes.run(
-        (db) => {
-          const result = replaceUserPermissions(permissionStore(db), userId, input);
-          ctx.audit.record(db, actor, {
-            operation: 'user_permissions.update',
-            target: userId,
-            details: { permissions: input.permissions },
-          });
-          return { result, auditId: lastAuditId(ctx) };
-        },
-        { afterCommit: ({ auditId }) => regenerateAfter(ctx, auditId) },
-      );
+      const result = await writeThenRegenerate(ctx, (db) => {
+        const result = replaceUserPermissions(permissionStore(db), userId, input);
+        ctx.audit.record(db, actor, {
+          operation: 'user_permissions.update',
+          target: userId,
+          details: { permissions: input.permissions },
+        });
+        return result;
+      });
       return ok(result);
     },
   }),

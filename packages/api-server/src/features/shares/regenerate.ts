@@ -7,6 +7,7 @@ import { isAppError } from '@appliance/common';
 import { createSambaReloader, createSmbRegenerator, type SmbRegenerator } from '@appliance/shares';
 import type Database from 'better-sqlite3';
 import { eq } from 'drizzle-orm';
+import type { Db } from '../../db/open.ts';
 import type { AppContext } from '../../context.ts';
 import { auditLog } from '../../db/schema.ts';
 import { loadAccessSnapshot } from './store.ts';
@@ -71,4 +72,16 @@ export async function regenerateAfter(ctx: AppContext, auditId: number): Promise
     }
     throw err;
   }
+}
+
+/**
+ * A write job whose change affects smb.conf (06 §5.3). `fn` records its audit row as its last
+ * insert; the regeneration starts right after the batch's COMMIT, while the WAL flush runs, and the
+ * job settles once both are done (a failed regeneration marks the audit row `partial` and rejects).
+ */
+export async function writeThenRegenerate<T>(ctx: AppContext, fn: (db: Db) => T): Promise<T> {
+  const { value } = await ctx.writes.run((db) => ({ value: fn(db), auditId: lastAuditId(ctx) }), {
+    afterCommit: ({ auditId }) => regenerateAfter(ctx, auditId),
+  });
+  return value;
 }

@@ -13,7 +13,7 @@ import * as v from 'valibot';
 import type { AppContext } from '../../context.ts';
 import { shares } from '../../db/schema.ts';
 import { created, defineRoute, noContent, ok } from '../../http/route.ts';
-import { lastAuditId, regenerateAfter } from './regenerate.ts';
+import { writeThenRegenerate } from './regenerate.ts';
 import { ShareCreateBody, ShareNameParams, ShareSchema, ShareUpdateBody } from './schemas.ts';
 import { deleteShareRows, findShare, listShares, shareEnvironment, shareToRow } from './store.ts';
 
@@ -37,7 +37,7 @@ export const shareRoutes = [
         const env = shareEnvironment(ctx.db);
         const share = planShareCreate(body, env, now);
         await ensureBranchDirectories(ctx.paths, shareBranches(share.name, share.cacheMode, env.disks));
-        const auditId = await ctx.writes.run((db) => {
+        await writeThenRegenerate(ctx, (db) => {
           planShareCreate(body, shareEnvironment(db), now);
           db.insert(shares).values(shareToRow(share)).run();
           ctx.audit.record(db, actor, {
@@ -45,9 +45,7 @@ export const shareRoutes = [
             target: share.name,
             details: { cacheMode: share.cacheMode, createPolicy: share.createPolicy, smb: share.smb },
           });
-          return lastAuditId(ctx);
         });
-        await regenerateAfter(ctx, auditId);
         return created(toShare(share));
       }),
   }),
@@ -91,7 +89,7 @@ export const shareRoutes = [
         const env = shareEnvironment(ctx.db);
         const next = planShareUpdate(existing, body, env, now);
         await ensureBranchDirectories(ctx.paths, shareBranches(next.name, next.cacheMode, env.disks));
-        const auditId = await ctx.writes.run((db) => {
+        await writeThenRegenerate(ctx, (db) => {
           const current = findShare(db, params.name);
           if (!current) throw shareNotFound(params.name);
           planShareUpdate(current, body, shareEnvironment(db), now);
@@ -101,9 +99,7 @@ export const shareRoutes = [
             target: next.name,
             details: { cacheMode: next.cacheMode, createPolicy: next.createPolicy, smb: next.smb },
           });
-          return lastAuditId(ctx);
         });
-        await regenerateAfter(ctx, auditId);
         return ok(toShare(next));
       }),
   }),
@@ -119,14 +115,12 @@ export const shareRoutes = [
       withSharesLock(ctx, async () => {
         if (!findShare(ctx.db, params.name)) throw shareNotFound(params.name);
         if (ctx.hooks.shareDataDeleteRunning(params.name)) throw shareBusy(params.name);
-        const auditId = await ctx.writes.run((db) => {
+        await writeThenRegenerate(ctx, (db) => {
           if (!findShare(db, params.name)) throw shareNotFound(params.name);
           if (ctx.hooks.shareDataDeleteRunning(params.name)) throw shareBusy(params.name);
           deleteShareRows(db, params.name);
           ctx.audit.record(db, actor, { operation: 'share.delete', target: params.name });
-          return lastAuditId(ctx);
         });
-        await regenerateAfter(ctx, auditId);
         return noContent();
       }),
   }),
