@@ -53,6 +53,15 @@ export async function startPrivateDockerd(options: { dir?: string } = {}): Promi
   };
   const stop = async () => {
     if (!exited) {
+      // Docker keeps a user-defined network's bridge in the host's network namespace after the
+      // daemon stops; with the data-root deleted nothing would ever remove it, and after about 30
+      // runs the default address pools are used up ("could not find an available, non-overlapping
+      // IPv4 address pool"). So containers and networks go first, while the daemon still answers.
+      const ids = (await docker(['ps', '-aq']).catch(() => ({ stdout: '' }))).stdout
+        .split('\n')
+        .filter(Boolean);
+      if (ids.length > 0) await docker(['rm', '-f', ...ids]).catch(() => undefined);
+      await docker(['network', 'prune', '-f']).catch(() => undefined);
       child.kill('SIGTERM');
       const end = Date.now() + 20_000;
       while (!exited && Date.now() < end) await new Promise((r) => setTimeout(r, 100));

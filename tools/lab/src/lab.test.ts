@@ -75,3 +75,20 @@ describe('labTargetGuard', () => {
     }
   });
 });
+
+describe('private dockerd', () => {
+  it('leaves no network bridge behind in the host when it stops', async () => {
+    await requirePrerequisites({ root: true, tools: ['dockerd', 'docker', 'ip'] });
+    const { startPrivateDockerd } = await import('./dockerd.ts');
+    const d = await startPrivateDockerd();
+    let bridge = '';
+    try {
+      const id = (await d.docker(['network', 'create', 'lab-leak-check'])).stdout.trim();
+      bridge = `br-${id.slice(0, 12)}`;
+      await run('ip', ['link', 'show', bridge]); // the daemon made it
+    } finally {
+      await d.stop();
+    }
+    await expect(run('ip', ['link', 'show', bridge])).rejects.toThrow();
+  }, 120_000);
+});
