@@ -91,8 +91,8 @@ try {
 
   await load({ ...helloOpts, duration: warmup });
   const warm = await load({ ...appOpts, duration: warmup });
-  const base = await load({ ...helloOpts, duration });
-  const ours = await load({ ...appOpts, duration });
+  const base = await load({ ...helloOpts, duration }, hello.pid);
+  const ours = await load({ ...appOpts, duration }, app.child.pid);
   // One last PUT after the load: the stored entry must equal it.
   const last = await fetch(`${app.url}${ROUTE}`, { method: 'PUT', headers, body: JSON.stringify(bodyA) });
   await last.text();
@@ -127,7 +127,9 @@ try {
   report(`PUT ${ROUTE} — ${connections} connections, ${warmup} s warm-up, ${duration} s measured`, {
     'hono hello-world req/s': base.rps,
     'hono hello-world p99 ms': base.p99,
+    'hono hello-world CPU µs/request': base.cpuUsPerRequest,
     'appliance req/s': ours.rps,
+    'appliance CPU µs/request': ours.cpuUsPerRequest,
     'appliance p50 ms': ours.p50,
     'appliance p99 ms': ours.p99,
     'appliance non-2xx / errors': `${ours.non2xx} / ${ours.errors}`,

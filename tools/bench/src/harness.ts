@@ -150,10 +150,28 @@ export interface LoadResult {
   errors: number;
   non2xx: number;
   requests: number;
+  /** CPU time the server process used per answered request, in µs (when its pid was given). */
+  cpuUsPerRequest: number | null;
 }
 
-export async function load(opts: autocannon.Options): Promise<LoadResult> {
+/** User + system CPU time of a process and all its threads so far, in ms (Linux `/proc/<pid>/stat`). */
+export function processCpuMs(pid: number): number {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // Fields after the command name (which may hold spaces); utime and stime are fields 14 and 15.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const ticks = Number(fields[11]) + Number(fields[12]);
+  return (ticks * 1000) / CLOCK_TICKS;
+}
+const CLOCK_TICKS = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+
+/**
+ * autocannon with the shared defaults. With `serverPid`, also the server's CPU time per request: a
+ * figure that does not move with the load generator's share of the CPUs, unlike requests/s.
+ */
+export async function load(opts: autocannon.Options, serverPid?: number): Promise<LoadResult> {
+  const cpu0 = serverPid ? processCpuMs(serverPid) : 0;
   const r = await autocannon({ connections: 32, duration: 10, ...opts });
+  const cpu = serverPid ? processCpuMs(serverPid) - cpu0 : null;
   return {
     rps: r.requests.average,
     p50: r.latency.p50,
@@ -161,6 +179,7 @@ export async function load(opts: autocannon.Options): Promise<LoadResult> {
     errors: r.errors + r.timeouts,
     non2xx: r.non2xx,
     requests: r.requests.total,
+    cpuUsPerRequest: cpu === null || r.requests.total === 0 ? null : (cpu * 1000) / r.requests.total,
   };
 }
 

@@ -1,11 +1,20 @@
 import { AppError, badRequest, type ValidationIssue } from '@appliance/common';
+import type { IncomingMessage } from 'node:http';
 import { Hono, type Context } from 'hono';
 import * as v from 'valibot';
 import type { AppContext } from '../context.ts';
 import type { Actor } from '../services/audit.ts';
 import type { Authenticator } from '../services/auth.ts';
 import { roleAtLeast } from '../services/tokens.ts';
-import { errorResponse, forbidden, routeNotFound, setupRequired, tooLarge, unauthorized } from './errors.ts';
+import {
+  errorResponse,
+  forbidden,
+  routeLabel,
+  routeNotFound,
+  setupRequired,
+  tooLarge,
+  unauthorized,
+} from './errors.ts';
 import type { AnyRoute, HandlerResult, Transport } from './route.ts';
 
 export const API_PREFIX = '/api/v1';
@@ -22,25 +31,13 @@ export type AppEnv = { Bindings: { transport?: Transport; remoteAddress?: string
 export function createApp(ctx: AppContext, auth: Authenticator, routes: AnyRoute[]): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
 
-  app.use('*', async (c, next) => {
-    const started = performance.now();
-    await next();
-    ctx.logger.info('request', {
-      method: c.req.method,
-      route: c.req.routePath,
-      status: c.res.status,
-      durationMs: Math.round((performance.now() - started) * 100) / 100,
-      listener: c.env?.transport ?? 'tcp',
-    });
-  });
-
   for (const route of routes) {
     if (!route.role) throw new Error(`route ${route.method} ${route.path} declares no role`);
     app.on(route.method, `${API_PREFIX}${route.path}`, (c) => handle(ctx, auth, route, c));
   }
 
-  app.notFound((c) => errorResponse(c, routeNotFound(), ctx.logger));
-  app.onError((err, c) => errorResponse(c, err, ctx.logger));
+  app.notFound((c) => logged(ctx, c, null, performance.now(), errorResponse(c, routeNotFound(), ctx.logger)));
+  app.onError((err, c) => logged(ctx, c, null, performance.now(), errorResponse(c, err, ctx.logger)));
   return app;
 }
 
@@ -50,7 +47,9 @@ async function handle(
   route: AnyRoute,
   c: Context<AppEnv>,
 ): Promise<Response> {
+  const started = performance.now();
   const transport: Transport = c.env?.transport ?? 'tcp';
+  let response: Response;
   try {
     // 1. body size
     const limit = route.bodyLimit ?? JSON_BODY_LIMIT;
@@ -92,10 +91,29 @@ async function handle(
 
     // 8. the operation
     const result = await route.handler({ ctx, actor, params, query, body, transport, c });
-    return toResponse(c, result);
+    response = toResponse(c, result);
   } catch (err) {
-    return errorResponse(c, err, ctx.logger);
+    response = errorResponse(c, err, ctx.logger);
   }
+  return logged(ctx, c, route, started, response);
+}
+
+/** One JSON log line per request (00 §9): method, route pattern, status, duration, listener. */
+function logged(
+  ctx: AppContext,
+  c: Context<AppEnv>,
+  route: AnyRoute | null,
+  started: number,
+  response: Response,
+): Response {
+  ctx.logger.info('request', {
+    method: c.req.method,
+    route: route ? `${API_PREFIX}${route.path}` : routeLabel(c),
+    status: response.status,
+    durationMs: Math.round((performance.now() - started) * 100) / 100,
+    listener: c.env?.transport ?? 'tcp',
+  });
+  return response;
 }
 
 async function authenticate(
@@ -125,20 +143,10 @@ function crossOrigin(c: Context<AppEnv>): boolean {
 }
 
 async function readLimited(c: Context<AppEnv>, limit: number): Promise<Uint8Array> {
-  // On @hono/node-server read Node's request directly: building a web ReadableStream for every
-  // small JSON body costs more than the rest of a routing write.
-  const incoming = (c.env as { incoming?: AsyncIterable<Buffer> & { readableEnded?: boolean } } | undefined)
-    ?.incoming;
-  if (incoming && !incoming.readableEnded) {
-    const chunks: Buffer[] = [];
-    let total = 0;
-    for await (const chunk of incoming) {
-      total += chunk.byteLength;
-      if (total > limit) throw tooLarge(limit);
-      chunks.push(chunk);
-    }
-    return Buffer.concat(chunks);
-  }
+  // On @hono/node-server read Node's request directly: building a web ReadableStream (or an async
+  // iterator) for every small JSON body costs more than the rest of a routing write.
+  const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+  if (incoming && !incoming.readableEnded) return readIncoming(incoming, limit);
   const req = c.req.raw;
   if (!req.body) return new Uint8Array();
   const reader = req.body.getReader();
@@ -155,6 +163,43 @@ async function readLimited(c: Context<AppEnv>, limit: number): Promise<Uint8Arra
     chunks.push(value);
   }
   return Buffer.concat(chunks);
+}
+
+/** The whole body of a Node request, refused past `limit` bytes (the request is then destroyed). */
+function readIncoming(incoming: IncomingMessage, limit: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    const done = () => {
+      incoming.off('data', onData);
+      incoming.off('end', onEnd);
+      incoming.off('error', onError);
+      incoming.off('close', onClose);
+    };
+    const onData = (chunk: Buffer) => {
+      total += chunk.byteLength;
+      if (total > limit) {
+        done();
+        incoming.destroy();
+        reject(tooLarge(limit));
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () => {
+      done();
+      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total));
+    };
+    const onError = (err: Error) => {
+      done();
+      reject(err);
+    };
+    const onClose = () => {
+      done();
+      reject(new Error('the client closed the connection before sending the whole body'));
+    };
+    incoming.on('data', onData).on('end', onEnd).on('error', onError).on('close', onClose);
+  });
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });

@@ -2,14 +2,23 @@ import { AppError } from '@appliance/common';
 import type { Context } from 'hono';
 import type { Logger } from '../logger.ts';
 
+/** The matched route pattern for logs; `(none)` when no route matched (an unknown path). */
+export function routeLabel(c: Context): string {
+  try {
+    return c.req.routePath;
+  } catch {
+    return '(none)';
+  }
+}
+
 /** The one place where errors become responses (00 §3 error body). */
 export function errorResponse(c: Context, err: unknown, logger: Logger): Response {
   if (err instanceof AppError) {
-    if (err.status >= 500) logger.warn('operation failed', { code: err.code, route: c.req.routePath });
+    if (err.status >= 500) logger.warn('operation failed', { code: err.code, route: routeLabel(c) });
     return c.json(err.toBody(), err.status as 400);
   }
   logger.error('unexpected failure', {
-    route: c.req.routePath,
+    route: routeLabel(c),
     method: c.req.method,
     error: err instanceof Error ? `${err.name}: ${err.message}` : String(err),
     stack: err instanceof Error ? err.stack?.split('\n').slice(0, 8).join(' | ') : undefined,

@@ -5,26 +5,15 @@ import type { AppContext } from '../context.ts';
 import { users } from '../db/schema.ts';
 import { unauthorized } from '../http/errors.ts';
 import type { Actor } from './audit.ts';
+import { type CachedCredential, CredentialCache } from './credential-cache.ts';
 import type { Lockout } from './lockout.ts';
 import type { Passwords } from './passwords.ts';
 import { TOKEN_PATTERN, lowerRole, sameDigest, tokenHash } from './tokens.ts';
 
-interface TokenRow {
-  tokenId: string;
-  tokenHash: string;
-  tokenRole: 'admin' | 'viewer';
-  expiresAt: string | null;
-  userId: string;
-}
-
-interface OwnerRow {
-  username: string;
-  userRole: 'admin' | 'viewer' | 'share-only';
-}
-
 /**
- * Resolves credentials to an Actor. Tokens are looked up on every request (no cache), so
- * revocation and owner deletion act at once.
+ * Resolves credentials to an Actor. Bearer tokens go through a CredentialCache that any change to
+ * the token or account rows empties at once, so revocation, role changes and owner deletion act on
+ * the very next request.
  */
 export class Authenticator {
   private adminKnown = false;
@@ -64,25 +53,30 @@ export class Authenticator {
     };
   }
 
-  private tokenLookup: Statement | null = null;
-  private ownerLookup: Statement | null = null;
+  private credentials: CredentialCache | null = null;
+  private credentialLookup: Statement | null = null;
 
   bearer(raw: string): Actor {
     if (!TOKEN_PATTERN.test(raw)) throw unauthorized();
     const digest = tokenHash(raw);
-    // Hot path of every request: two prepared point lookups (cheaper than the join here).
-    this.tokenLookup ??= this.ctx.sqlite.prepare(
-      'select id as tokenId, token_hash as tokenHash, role as tokenRole, expires_at as expiresAt, user_id as userId from api_tokens where token_hash = ?',
-    );
-    this.ownerLookup ??= this.ctx.sqlite.prepare('select username, role as userRole from users where id = ?');
-    const token = this.tokenLookup.get(digest) as TokenRow | undefined;
-    if (!token || !sameDigest(token.tokenHash, digest)) throw unauthorized();
-    if (token.expiresAt !== null && token.expiresAt <= this.ctx.clock.now().toISOString())
+    this.credentials ??= new CredentialCache(this.ctx.sqlite);
+    let found = this.credentials.get(digest);
+    if (!found) {
+      this.credentialLookup ??= this.ctx.sqlite.prepare(
+        `select t.id as tokenId, t.token_hash as tokenHash, t.role as tokenRole, t.expires_at as expiresAt,
+                t.user_id as userId, u.username as username, u.role as userRole
+           from api_tokens t join users u on u.id = t.user_id where t.token_hash = ?`,
+      );
+      const row = this.credentialLookup.get(digest) as (CachedCredential & { tokenHash: string }) | undefined;
+      if (!row || !sameDigest(row.tokenHash, digest)) throw unauthorized();
+      const { tokenHash: _stored, ...credential } = row;
+      found = credential;
+      this.credentials.set(digest, found);
+    }
+    if (found.expiresAt !== null && found.expiresAt <= this.ctx.clock.now().toISOString())
       throw unauthorized();
-    const owner = this.ownerLookup.get(token.userId) as OwnerRow | undefined;
-    if (!owner) throw unauthorized();
-    const role = lowerRole(token.tokenRole, owner.userRole);
-    return { kind: 'user', userId: token.userId, username: owner.username, role, tokenId: token.tokenId };
+    const role = lowerRole(found.tokenRole, found.userRole);
+    return { kind: 'user', userId: found.userId, username: found.username, role, tokenId: found.tokenId };
   }
 
   /** Basic credentials (POST /tokens only), with the lock-out. */

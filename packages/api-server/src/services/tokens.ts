@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 export const TOKEN_PATTERN = /^apat_[0-9a-f]{64}$/;
 
@@ -8,7 +8,7 @@ export function generateToken(bytes: (n: number) => Buffer = randomBytes): strin
 }
 
 export function tokenHash(raw: string): string {
-  return createHash('sha256').update(raw, 'utf8').digest('hex');
+  return hash('sha256', raw, 'hex');
 }
 
 export function sameDigest(aHex: string, bHex: string): boolean {

@@ -46,11 +46,22 @@ export interface RoutingUpdate {
 export function parseRoutingUpdate(eventType: unknown, body: unknown): RoutingUpdate {
   const params = parseOrThrow(EventTypeParamsSchema, { eventType });
   if (Array.isArray(body)) throw badRequest([{ path: '', message: 'the body must be a JSON object' }]);
-  const parsed = parseOrThrow(RoutingUpdateBodySchema, body);
-  const channelIds = parsed.channelIds.map((id) => id.toLowerCase());
+  return normalizeRoutingUpdate(params.eventType, parseOrThrow(RoutingUpdateBodySchema, body));
+}
+
+/**
+ * Check 8 and normalisation for a request whose path and body already passed
+ * `EventTypeParamsSchema` and `RoutingUpdateBodySchema` (the HTTP layer validates them): lowercases
+ * the ids and refuses duplicates. Throws `400 bad_request` with `details.issues`.
+ */
+export function normalizeRoutingUpdate(
+  eventType: EventType,
+  body: v.InferOutput<typeof RoutingUpdateBodySchema>,
+): RoutingUpdate {
+  const channelIds = body.channelIds.map((id) => id.toLowerCase());
   const duplicates = duplicateIssues(channelIds);
   if (duplicates.length > 0) throw badRequest(duplicates);
-  return { eventType: params.eventType, severity: parsed.severity, channelIds };
+  return { eventType, severity: body.severity, channelIds };
 }
 
 /** One issue per later occurrence of an id already seen (`channelIds.<index>`). */

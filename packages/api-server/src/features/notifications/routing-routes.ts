@@ -2,7 +2,7 @@ import {
   applyRoutingReplace,
   EVENT_CATALOG,
   EventTypeParamsSchema,
-  parseRoutingUpdate,
+  normalizeRoutingUpdate,
   planRoutingReplace,
   RoutingUpdateBodySchema,
   readRoutingEntry,
@@ -63,8 +63,8 @@ export const routingRoutes = [
     body: RoutingUpdateBodySchema,
     responses: { 200: { description: 'The routing entry after the commit', schema: RoutingEntrySchema } },
     handler: async ({ ctx, actor, params, body }) => {
-      // Check 8 (duplicates after lowercasing) and normalisation; the schema did checks 6–7.
-      const plan = planRoutingReplace(parseRoutingUpdate(params.eventType, body));
+      // Check 8 (duplicates after lowercasing) and normalisation; the schemas did checks 6–7.
+      const plan = planRoutingReplace(normalizeRoutingUpdate(params.eventType, body));
       const entry = await ctx.writes.run((db) => {
         const stored = applyRoutingReplace(routingStore(db), plan);
         ctx.audit.record(db, actor, {

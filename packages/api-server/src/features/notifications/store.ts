@@ -8,11 +8,13 @@ import type {
   ChannelType,
   EventType,
   RaiseStore,
+  RouteRow,
   RoutingStore,
   Severity,
+  SeverityOverrideRow,
   StoredChannel,
 } from '@appliance/notify-routing';
-import { and, asc, desc, eq, inArray, lt, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, lt, sql } from 'drizzle-orm';
 import type { Db } from '../../db/open.ts';
 import {
   notifyAlerts,
@@ -23,74 +25,65 @@ import {
 } from '../../db/schema.ts';
 
 /**
- * The routing statements, prepared once per database handle (the write queue hands jobs the same
- * handle as `ctx.db`): PUT routing is the hot path of 04 §7, and preparing a statement costs more
- * than running it. Variable-length id lists travel as one JSON array through `json_each`.
+ * The routing statements, prepared once per connection as plain SQLite statements: PUT routing is
+ * the hot path of 04 §7, where drizzle's per-call query mapping cost more than the statements
+ * themselves (the table and column names are the schema's, see db/schema.ts). Variable-length id
+ * lists travel as one JSON array through `json_each`.
  */
-function routingStatements(db: Db) {
-  const ids = sql`(select value from json_each(${sql.placeholder('ids')}))`;
+function routingStatements(sqlite: Db['$client']) {
+  const prepare = (text: string) => sqlite.prepare(text);
   return {
-    overridesOf: db
-      .select()
-      .from(notifyEventSeverity)
-      .where(eq(notifyEventSeverity.eventType, sql.placeholder('eventType')))
-      .prepare(),
-    allOverrides: db.select().from(notifyEventSeverity).prepare(),
-    routesOf: db
-      .select()
-      .from(notifyRoutes)
-      .where(eq(notifyRoutes.eventType, sql.placeholder('eventType')))
-      .prepare(),
-    allRoutes: db.select().from(notifyRoutes).prepare(),
-    existing: db
-      .select({ id: notifyChannels.id })
-      .from(notifyChannels)
-      .where(inArray(notifyChannels.id, ids))
-      .prepare(),
-    deleteOverride: db
-      .delete(notifyEventSeverity)
-      .where(eq(notifyEventSeverity.eventType, sql.placeholder('eventType')))
-      .prepare(),
-    insertOverride: db
-      .insert(notifyEventSeverity)
-      .values({ eventType: sql.placeholder('eventType'), severity: sql.placeholder('severity') })
-      .prepare(),
-    deleteRoutes: db
-      .delete(notifyRoutes)
-      .where(eq(notifyRoutes.eventType, sql.placeholder('eventType')))
-      .prepare(),
-    insertRoutes: db
-      .insert(notifyRoutes)
-      .select(sql`select ${sql.placeholder('eventType')}, value from json_each(${sql.placeholder('ids')})`)
-      .prepare(),
+    overridesOf: prepare(
+      'select event_type as eventType, severity from notify_event_severity where event_type = ?',
+    ),
+    allOverrides: prepare('select event_type as eventType, severity from notify_event_severity'),
+    routesOf: prepare(
+      'select event_type as eventType, channel_id as channelId from notify_routes where event_type = ?',
+    ),
+    allRoutes: prepare('select event_type as eventType, channel_id as channelId from notify_routes'),
+    existing: prepare('select id from notify_channels where id in (select value from json_each(?))').pluck(),
+    // Up to 4 ids (the usual request) as plain parameters: json_each costs more than the lookups.
+    existingFew: [1, 2, 3, 4].map((n) =>
+      prepare(`select id from notify_channels where id in (${Array(n).fill('?').join(', ')})`).pluck(),
+    ),
+    deleteOverride: prepare('delete from notify_event_severity where event_type = ?'),
+    insertOverride: prepare('insert into notify_event_severity (event_type, severity) values (?, ?)'),
+    deleteRoutes: prepare('delete from notify_routes where event_type = ?'),
+    insertRoutes: prepare(
+      'insert into notify_routes (event_type, channel_id) select ?, value from json_each(?)',
+    ),
   };
 }
 
-const prepared = new WeakMap<Db, ReturnType<typeof routingStatements>>();
+const prepared = new WeakMap<Db['$client'], ReturnType<typeof routingStatements>>();
 
 export function routingStore(db: Db): RoutingStore {
-  let q = prepared.get(db);
-  if (!q) {
-    q = routingStatements(db);
-    prepared.set(db, q);
+  let st = prepared.get(db.$client);
+  if (!st) {
+    st = routingStatements(db.$client);
+    prepared.set(db.$client, st);
   }
-  const st = q;
+  const q = st;
   return {
-    severityOverrides: (eventType) => (eventType ? st.overridesOf.all({ eventType }) : st.allOverrides.all()),
-    routes: (eventType) => (eventType ? st.routesOf.all({ eventType }) : st.allRoutes.all()),
-    existingChannelIds: (ids) =>
-      ids.length === 0 ? [] : st.existing.all({ ids: JSON.stringify(ids) }).map((r) => r.id),
+    severityOverrides: (eventType) =>
+      (eventType ? q.overridesOf.all(eventType) : q.allOverrides.all()) as SeverityOverrideRow[],
+    routes: (eventType) => (eventType ? q.routesOf.all(eventType) : q.allRoutes.all()) as RouteRow[],
+    existingChannelIds: (ids) => {
+      if (ids.length === 0) return [];
+      const few = q.existingFew[ids.length - 1];
+      return (few ? few.all(...ids) : q.existing.all(JSON.stringify(ids))) as string[];
+    },
     deleteSeverityOverride: (eventType) => {
-      st.deleteOverride.run({ eventType });
+      q.deleteOverride.run(eventType);
     },
     insertSeverityOverride: (eventType, severity) => {
-      st.insertOverride.run({ eventType, severity });
+      q.insertOverride.run(eventType, severity);
     },
     deleteRoutes: (eventType) => {
-      st.deleteRoutes.run({ eventType });
+      q.deleteRoutes.run(eventType);
     },
     insertRoutes: (eventType, channelIds) => {
-      st.insertRoutes.run({ eventType, ids: JSON.stringify(channelIds) });
+      q.insertRoutes.run(eventType, JSON.stringify(channelIds));
     },
   };
 }
