@@ -301,6 +301,198 @@ static napi_value drain(napi_env env, napi_callback_info info) {
   return result;
 }
 
+/*
+ * writeFileDurable / renameDurable: the whole "write a file durably, then put it in place" sequence
+ * as ONE thread-pool job, so the event loop neither blocks on a journal commit (create, fchmod and
+ * rename wait for one under concurrent fsyncs) nor pays a continuation per step.
+ */
+typedef struct {
+  napi_async_work work;
+  napi_deferred deferred;
+  napi_ref data_ref; /* keeps the Buffer alive while the job runs */
+  const char *data;
+  size_t length;
+  char *file;   /* the file to create (O_EXCL), or the rename source */
+  char *target; /* rename `file` over this path and fsync its directory; NULL: no rename */
+  int write;    /* create and write `file` first */
+  int err;
+  const char *syscall;
+} durable_job;
+
+static int fsync_parent(const char *path) {
+  const char *slash = strrchr(path, '/');
+  char dir[4096];
+  size_t len = slash == NULL ? 1 : (slash == path ? 1 : (size_t)(slash - path));
+  if (len >= sizeof dir) return ENAMETOOLONG;
+  if (slash == NULL) dir[0] = '.';
+  else memcpy(dir, path, len);
+  if (slash == path) dir[0] = '/';
+  dir[len] = '\0';
+  int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return errno;
+  int e = fsync(fd) == 0 ? 0 : errno;
+  close(fd);
+  return e;
+}
+
+static void durable_execute(napi_env env, void *p) {
+  durable_job *j = p;
+  if (j->write) {
+    int fd = open(j->file, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0) {
+      j->err = errno, j->syscall = "open";
+      return;
+    }
+    size_t done = 0;
+    while (done < j->length) {
+      ssize_t n = write(fd, j->data + done, j->length - done);
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        j->err = errno, j->syscall = "write";
+        close(fd);
+        return;
+      }
+      done += (size_t)n;
+    }
+    /* the umask must not narrow the mode */
+    if (fchmod(fd, 0644) != 0) j->err = errno, j->syscall = "fchmod";
+    else if (fsync(fd) != 0) j->err = errno, j->syscall = "fsync";
+    if (close(fd) != 0 && j->err == 0) j->err = errno, j->syscall = "close";
+    if (j->err != 0) return;
+  }
+  if (j->target != NULL) {
+    if (rename(j->file, j->target) != 0) {
+      j->err = errno, j->syscall = "rename";
+      return;
+    }
+    int e = fsync_parent(j->target);
+    if (e != 0) j->err = e, j->syscall = "fsync";
+  }
+}
+
+static void durable_complete(napi_env env, napi_status status, void *p) {
+  durable_job *j = p;
+  napi_value result;
+  if (status != napi_ok && j->err == 0) j->err = EINTR, j->syscall = "cancelled";
+  if (j->err == 0) {
+    napi_get_undefined(env, &result);
+    napi_resolve_deferred(env, j->deferred, result);
+  } else {
+    char message[160];
+    snprintf(message, sizeof message, "%s: %s, %s", errno_name(j->err), strerror(j->err), j->syscall);
+    napi_value msg, code, sys, no;
+    napi_create_string_utf8(env, message, NAPI_AUTO_LENGTH, &msg);
+    napi_create_error(env, NULL, msg, &result);
+    napi_create_string_utf8(env, errno_name(j->err), NAPI_AUTO_LENGTH, &code);
+    napi_create_string_utf8(env, j->syscall, NAPI_AUTO_LENGTH, &sys);
+    napi_create_int32(env, -j->err, &no);
+    napi_set_named_property(env, result, "code", code);
+    napi_set_named_property(env, result, "syscall", sys);
+    napi_set_named_property(env, result, "errno", no);
+    napi_reject_deferred(env, j->deferred, result);
+  }
+  if (j->data_ref != NULL) napi_delete_reference(env, j->data_ref);
+  napi_delete_async_work(env, j->work);
+  free(j->file);
+  free(j->target);
+  free(j);
+}
+
+/** A path argument as a heap C string (NUL refused); NULL after throwing. */
+static char *get_path(napi_env env, napi_value value) {
+  size_t length;
+  if (napi_get_value_string_utf8(env, value, NULL, 0, &length) != napi_ok) {
+    napi_throw_type_error(env, NULL, "fs-at: a path must be a string");
+    return NULL;
+  }
+  if (length == 0 || length >= 4096) {
+    napi_throw_type_error(env, NULL, "fs-at: a path must hold 1 to 4095 bytes");
+    return NULL;
+  }
+  char *out = malloc(length + 1);
+  if (out == NULL) {
+    napi_throw_error(env, NULL, "fs-at: out of memory");
+    return NULL;
+  }
+  napi_get_value_string_utf8(env, value, out, length + 1, &length);
+  if (strlen(out) != length) {
+    free(out);
+    napi_throw_type_error(env, NULL, "fs-at: a path must not contain NUL");
+    return NULL;
+  }
+  return out;
+}
+
+static napi_value start_durable(napi_env env, durable_job *j) {
+  napi_value promise, name;
+  if (napi_create_promise(env, &j->deferred, &promise) != napi_ok ||
+      napi_create_string_utf8(env, "fs-at:durable", NAPI_AUTO_LENGTH, &name) != napi_ok ||
+      napi_create_async_work(env, NULL, name, durable_execute, durable_complete, j, &j->work) != napi_ok ||
+      napi_queue_async_work(env, j->work) != napi_ok) {
+    napi_throw_error(env, NULL, "fs-at: could not queue the job");
+    return NULL;
+  }
+  return promise;
+}
+
+/** writeFileDurable(file, data: Buffer, renameTo: string | null): Promise<void>. */
+static napi_value write_file_durable(napi_env env, napi_callback_info info) {
+  size_t argc = 3;
+  napi_value argv[3];
+  napi_valuetype type;
+  bool is_buffer = false;
+  void *data = NULL;
+  size_t length = 0;
+  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  if (argc < 3 || napi_is_buffer(env, argv[1], &is_buffer) != napi_ok || !is_buffer ||
+      napi_get_buffer_info(env, argv[1], &data, &length) != napi_ok) {
+    napi_throw_type_error(env, NULL, "fs-at: writeFileDurable(file, data: Buffer, renameTo)");
+    return NULL;
+  }
+  durable_job *j = calloc(1, sizeof *j);
+  if (j == NULL) return throw_errno(env, ENOMEM, "writeFileDurable");
+  j->write = 1;
+  j->data = data;
+  j->length = length;
+  if ((j->file = get_path(env, argv[0])) == NULL) goto fail;
+  CHECK(napi_typeof(env, argv[2], &type));
+  if (type != napi_null && type != napi_undefined && (j->target = get_path(env, argv[2])) == NULL) goto fail;
+  if (napi_create_reference(env, argv[1], 1, &j->data_ref) != napi_ok) goto fail;
+  napi_value promise = start_durable(env, j);
+  if (promise != NULL) return promise;
+fail:
+  if (j->data_ref != NULL) napi_delete_reference(env, j->data_ref);
+  free(j->file);
+  free(j->target);
+  free(j);
+  return NULL;
+}
+
+/** renameDurable(from, to): Promise<void> — rename, then fsync the directory of `to`. */
+static napi_value rename_durable(napi_env env, napi_callback_info info) {
+  size_t argc = 2;
+  napi_value argv[2];
+  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  if (argc < 2) {
+    napi_throw_type_error(env, NULL, "fs-at: renameDurable(from, to)");
+    return NULL;
+  }
+  durable_job *j = calloc(1, sizeof *j);
+  if (j == NULL) return throw_errno(env, ENOMEM, "renameDurable");
+  if ((j->file = get_path(env, argv[0])) == NULL || (j->target = get_path(env, argv[1])) == NULL) {
+    free(j->file);
+    free(j->target);
+    free(j);
+    return NULL;
+  }
+  napi_value promise = start_durable(env, j);
+  if (promise != NULL) return promise;
+  free(j->file);
+  free(j->target);
+  free(j);
+  return NULL;
+}
+
 NAPI_MODULE_INIT() {
   napi_property_descriptor props[] = {
       {"openDirAt", NULL, open_dir_at, NULL, NULL, NULL, napi_enumerable, NULL},
@@ -309,6 +501,8 @@ NAPI_MODULE_INIT() {
       {"unlinkAt", NULL, unlink_at, NULL, NULL, NULL, napi_enumerable, NULL},
       {"lstatAt", NULL, lstat_at, NULL, NULL, NULL, napi_enumerable, NULL},
       {"drain", NULL, drain, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"writeFileDurable", NULL, write_file_durable, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"renameDurable", NULL, rename_durable, NULL, NULL, NULL, napi_enumerable, NULL},
   };
   if (napi_define_properties(env, exports, sizeof props / sizeof props[0], props) != napi_ok) return NULL;
   return exports;

@@ -124,4 +124,57 @@ describe('@appliance/fs-at', () => {
       expect(fs.readdirSync(root)).toEqual([]);
     });
   });
+
+  describe('durable writes (one thread-pool job)', () => {
+    beforeEach(() => {
+      at = loadFsAt(fsAtAddonPath()!);
+    });
+
+    it('writes a new file with mode 0644 whatever the umask, then renames it over the target', async () => {
+      const old = process.umask(0o077);
+      try {
+        const candidate = path.join(root, '.smb.conf.candidate');
+        const target = path.join(root, 'smb.conf');
+        fs.writeFileSync(target, 'old');
+        await at.writeFileDurable(candidate, Buffer.from('[global]\n'), null);
+        expect(fs.statSync(candidate).mode & 0o777).toBe(0o644);
+        expect(fs.readFileSync(target, 'utf8')).toBe('old');
+        await at.renameDurable(candidate, target);
+        expect(fs.readFileSync(target, 'utf8')).toBe('[global]\n');
+        expect(fs.existsSync(candidate)).toBe(false);
+        await at.writeFileDurable(candidate, Buffer.alloc(300_000, 'x'), target);
+        expect(fs.statSync(target).size).toBe(300_000);
+        expect(fs.readdirSync(root)).toEqual(['smb.conf']);
+      } finally {
+        process.umask(old);
+      }
+    });
+
+    it('never replaces an existing file nor follows a symbolic link, and rejects with the errno name', async () => {
+      const outside = path.join(root, 'outside');
+      fs.writeFileSync(outside, 'keep');
+      fs.symlinkSync(outside, path.join(root, 'link'));
+      await expect(
+        at.writeFileDurable(path.join(root, 'link'), Buffer.from('x'), null),
+      ).rejects.toMatchObject({
+        code: 'EEXIST',
+        syscall: 'open',
+      });
+      await expect(at.writeFileDurable(outside, Buffer.from('x'), null)).rejects.toMatchObject({
+        code: 'EEXIST',
+      });
+      expect(fs.readFileSync(outside, 'utf8')).toBe('keep');
+      await expect(
+        at.writeFileDurable(path.join(root, 'no', 'dir'), Buffer.from('x'), null),
+      ).rejects.toMatchObject({ code: 'ENOENT' });
+      await expect(at.renameDurable(path.join(root, 'missing'), path.join(root, 't'))).rejects.toMatchObject({
+        code: 'ENOENT',
+        syscall: 'rename',
+      });
+      expect(() => at.writeFileDurable('a\0b', Buffer.from('x'), null)).toThrow(TypeError);
+      expect(() => at.writeFileDurable(path.join(root, 'f'), 'text' as unknown as Buffer, null)).toThrow(
+        TypeError,
+      );
+    });
+  });
 });

@@ -34,6 +34,15 @@ export interface FsAt {
    * disk error (EROFS, EIO, …) ends the call with `done`.
    */
   drain(dirfd: number, dryRun: boolean, rewind: boolean): DrainResult;
+  /**
+   * On the thread pool, as one job: create `file` (O_EXCL, no symlink followed, mode 0644 whatever
+   * the umask), write `data`, fsync, close; then, when `renameTo` is given, rename `file` over it and
+   * fsync `renameTo`'s directory. Rejects with `code` = the errno name and `syscall`. The caller
+   * removes `file` after a failure (it may exist).
+   */
+  writeFileDurable(file: string, data: Buffer, renameTo: string | null): Promise<void>;
+  /** On the thread pool: rename `from` over `to`, then fsync `to`'s directory. */
+  renameDurable(from: string, to: string): Promise<void>;
 }
 
 export type DrainResult = [boolean, number, number, string[], string[], number[]];

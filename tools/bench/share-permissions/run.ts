@@ -138,7 +138,14 @@ async function seed(url: string, root: string): Promise<{ token: string; A: Gran
 }
 
 /** autocannon at 06 §8's settings, bodies A and B alternating on every connection. */
-function load(url: string, token: string, A: Grants, B: Grants, seconds: number): Promise<LoadResult> {
+function load(
+  url: string,
+  token: string,
+  A: Grants,
+  B: Grants,
+  seconds: number,
+  serverPid?: number,
+): Promise<LoadResult> {
   const headers = { 'content-type': 'application/json', authorization: `Bearer ${token}` };
   const target = '/api/v1/shares/media/permissions';
   return harnessLoad({
@@ -150,7 +157,7 @@ function load(url: string, token: string, A: Grants, B: Grants, seconds: number)
       { method: 'PUT', path: target, headers, body: JSON.stringify(A) },
       { method: 'PUT', path: target, headers, body: JSON.stringify(B) },
     ],
-  });
+  }, serverPid);
 }
 
 const canon = (g: Grants) =>
@@ -174,11 +181,11 @@ async function main(): Promise<void> {
     app = await startAppliance();
     const { token, A, B } = await seed(app.url, app.root);
     await load(baseline.url, token, A, B, WARMUP);
-    const base = await load(baseline.url, token, A, B, DURATION);
+    const base = await load(baseline.url, token, A, B, DURATION, baseline.pid);
     await stopBaseline();
 
     await load(app.url, token, A, B, WARMUP);
-    const sut = await load(app.url, token, A, B, DURATION);
+    const sut = await load(app.url, token, A, B, DURATION, app.pid);
 
     // Afterwards the rows match one requested body; one last PUT B must then show B in rows and smb.conf.
     const rows = await api<Grants>(app.url, token, 'GET', '/shares/media/permissions');
@@ -192,7 +199,7 @@ async function main(): Promise<void> {
 
     const ratio = sut.rps / base.rps;
     const fmt = (m: LoadResult) =>
-      `${m.rps.toFixed(0)} req/s, p50 ${m.p50} ms, p99 ${m.p99} ms, ${m.requests} requests, non-2xx ${m.non2xx}, errors ${m.errors}`;
+      `${m.rps.toFixed(0)} req/s, p50 ${m.p50} ms, p99 ${m.p99} ms, ${m.requests} requests, non-2xx ${m.non2xx}, errors ${m.errors}, server CPU ${m.cpuUsPerRequest?.toFixed(0)} µs/request`;
     console.log(`baseline (bare Hono hello-world):        ${fmt(base)}`);
     console.log(`appliance PUT /shares/media/permissions: ${fmt(sut)}`);
     console.log(

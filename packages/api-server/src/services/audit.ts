@@ -32,12 +32,18 @@ export class AuditLog {
 
   private insert: Statement | null = null;
 
-  /** `db` is the write job's handle: the row joins that job's savepoint on the same connection. */
-  record(_db: Db, actor: Actor | null, entry: AuditEntry): void {
+  /** Id of the row the last `record` inserted (a write job reads its own row's id here). */
+  lastId = 0;
+
+  /**
+   * `db` is the write job's handle: the row joins that job's savepoint on the same connection.
+   * Returns the new row's id.
+   */
+  record(_db: Db, actor: Actor | null, entry: AuditEntry): number {
     this.insert ??= this.sqlite.prepare(
       'insert into audit_log (at, actor, token_id, operation, target, outcome, details) values (?, ?, ?, ?, ?, ?, ?)',
     );
-    this.insert.run(
+    const { lastInsertRowid } = this.insert.run(
       this.now().toISOString(),
       actor ? (actor.kind === 'local' ? 'local' : actor.username) : 'system',
       actor?.tokenId ?? null,
@@ -46,6 +52,8 @@ export class AuditLog {
       entry.outcome ?? 'ok',
       JSON.stringify(entry.details ?? {}),
     );
+    this.lastId = Number(lastInsertRowid);
+    return this.lastId;
   }
 
   list(db: Db, limit: number, before: number | null) {

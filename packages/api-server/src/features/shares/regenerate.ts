@@ -5,7 +5,6 @@
  */
 import { isAppError } from '@appliance/common';
 import { createSambaReloader, createSmbRegenerator, type SmbRegenerator } from '@appliance/shares';
-import type Database from 'better-sqlite3';
 import { eq } from 'drizzle-orm';
 import type { Db } from '../../db/open.ts';
 import type { AppContext } from '../../context.ts';
@@ -42,17 +41,9 @@ export function createSambaConfig(ctx: AppContext): SambaConfig {
   };
 }
 
-type RowidStatement = Database.Statement<[], { id: number | bigint }>;
-const lastRowid = new WeakMap<Database.Database, RowidStatement>();
-
-/** Id of the audit row the current write job just inserted (same connection, same transaction). */
+/** Id of the audit row the current write job just inserted (its last `ctx.audit.record`). */
 export function lastAuditId(ctx: AppContext): number {
-  let stmt = lastRowid.get(ctx.sqlite);
-  if (!stmt) {
-    stmt = ctx.sqlite.prepare<[], { id: number | bigint }>('select last_insert_rowid() as id');
-    lastRowid.set(ctx.sqlite, stmt);
-  }
-  return Number(stmt.get()?.id);
+  return ctx.audit.lastId;
 }
 
 /**

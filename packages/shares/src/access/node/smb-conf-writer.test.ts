@@ -78,17 +78,30 @@ afterAll(async () => {
   }
 });
 
-const fresh = async (name: string) => {
+const freshDir = async (name: string) => {
   const d = path.join(dir, name, 'samba');
   return { d, file: path.join(d, 'smb.conf') };
 };
 const leftovers = async (d: string) => (await fs.readdir(d)).filter((f) => f !== 'smb.conf');
 
-describe('createSmbConfWriter with the real testparm', () => {
+describe.each([
+  ['native', true],
+  ['node:fs', false],
+] as const)('createSmbConfWriter with the real testparm, %s file steps', (kind, native) => {
+  const fresh = (name: string) => freshDir(`${kind}-${name}`);
+  it('uses the file steps asked for', () => {
+    const writer = createSmbConfWriter({
+      native,
+      file: path.join(dir, 'unused', 'smb.conf'),
+      runner: countingRunner(),
+    });
+    expect(writer.files).toBe(native ? 'native' : 'js');
+  });
+
   it('writes files the real testparm accepts: no grants, mixed user grants, group grants', async () => {
     const { d, file } = await fresh('valid');
     const runner = countingRunner();
-    const writer = createSmbConfWriter({ file, runner });
+    const writer = createSmbConfWriter({ native, file, runner });
     for (const snap of [base, mixedUsers, withGroups]) {
       const text = renderSmbConf(snap, { poolDir: path.join(dir, 'mnt/user') });
       expect(await writer.write(text)).toBe('written');
@@ -109,7 +122,7 @@ describe('createSmbConfWriter with the real testparm', () => {
 
   it('writes nothing when the bytes are unchanged', async () => {
     const { file } = await fresh('same');
-    const writer = createSmbConfWriter({ file, runner: countingRunner() });
+    const writer = createSmbConfWriter({ native, file, runner: countingRunner() });
     const text = renderSmbConf(mixedUsers);
     await writer.write(text);
     const before = await fs.stat(file);
@@ -120,7 +133,7 @@ describe('createSmbConfWriter with the real testparm', () => {
   it('skips testparm when only the user lists changed since the last accepted file', async () => {
     const { file } = await fresh('skip');
     const runner = countingRunner();
-    const writer = createSmbConfWriter({ file, runner });
+    const writer = createSmbConfWriter({ native, file, runner });
     await writer.write(renderSmbConf(mixedUsers));
     const swapped: AccessSnapshot = {
       ...mixedUsers,
@@ -140,7 +153,7 @@ describe('createSmbConfWriter with the real testparm', () => {
 
   it('keeps the old file and removes the candidate when testparm refuses the new one', async () => {
     const { d, file } = await fresh('invalid');
-    const writer = createSmbConfWriter({ file, runner: countingRunner() });
+    const writer = createSmbConfWriter({ native, file, runner: countingRunner() });
     const good = renderSmbConf(withGroups);
     await writer.write(good);
     const err = await writer.write(`${good}   bogus parameter = 1\n`).catch((e: unknown) => e);
@@ -156,7 +169,7 @@ describe('createSmbConfWriter with the real testparm', () => {
 
   it('keeps the old file when the directory is immutable (chattr +i)', async () => {
     const { d, file } = await fresh('immutable');
-    const writer = createSmbConfWriter({ file, runner: countingRunner() });
+    const writer = createSmbConfWriter({ native, file, runner: countingRunner() });
     const good = renderSmbConf(base);
     await writer.write(good);
     execFileSync('chattr', ['+i', d]);
@@ -173,7 +186,11 @@ describe('createSmbConfWriter with the real testparm', () => {
 
   it('writes without validation when testparm is not installed', async () => {
     const { file } = await fresh('no-testparm');
-    const writer = createSmbConfWriter({ file, runner: createCommandRunner({ path: '/nonexistent' }) });
+    const writer = createSmbConfWriter({
+      native,
+      file,
+      runner: createCommandRunner({ path: '/nonexistent' }),
+    });
     expect(await writer.write(renderSmbConf(base))).toBe('written');
   });
 });
