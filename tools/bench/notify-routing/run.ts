@@ -1,6 +1,8 @@
 /**
  * PUT routing throughput (04 §7) with the shared harness (tools/bench/src/harness.ts): autocannon,
- * 32 connections, pipelining 1, 2 s warm-up then 10 s measured, plain HTTP on 127.0.0.1, against
+ * 32 connections, pipelining 1, 2 s warm-up then 10 s measured (in five 2-s slices alternating
+ * between the two servers, so that the machine's drifting speed hits both alike), plain HTTP on
+ * 127.0.0.1, against
  * `appliance serve` in a fresh sandbox root and against a bare Hono hello-world, in the same run.
  * Bodies alternate between {"severity":"warning","channelIds":[c1]} and
  * {"severity":"critical","channelIds":[c1,c2]}. Prints both, the ratio (target ≥ 25 %), p99
@@ -16,7 +18,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { parseArgs } from 'node:util';
-import { adminToken, load, command, report, serviceCli, startHelloWorld } from '../src/harness.ts';
+import {
+  adminToken,
+  command,
+  load,
+  loadAlternating,
+  report,
+  serviceCli,
+  startHelloWorld,
+} from '../src/harness.ts';
 
 const { values } = parseArgs({
   options: {
@@ -91,8 +101,15 @@ try {
 
   await load({ ...helloOpts, duration: warmup });
   const warm = await load({ ...appOpts, duration: warmup });
-  const base = await load({ ...helloOpts, duration }, hello.pid);
-  const ours = await load({ ...appOpts, duration }, app.child.pid);
+  // Measured in alternating 2-s slices (harness.loadAlternating): `duration` seconds each in total.
+  const [base, ours] = await loadAlternating(
+    { opts: helloOpts, pid: hello.pid },
+    { opts: appOpts, ...(app.child.pid ? { pid: app.child.pid } : {}) },
+    {
+      slices: Math.max(1, Math.round(duration / 2)),
+      sliceSeconds: duration / Math.max(1, Math.round(duration / 2)),
+    },
+  );
   // One last PUT after the load: the stored entry must equal it.
   const last = await fetch(`${app.url}${ROUTE}`, { method: 'PUT', headers, body: JSON.stringify(bodyA) });
   await last.text();

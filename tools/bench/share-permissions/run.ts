@@ -1,6 +1,7 @@
 // Benchmark of 06 §8: PUT /api/v1/shares/media/permissions throughput and p99 latency of
 // `appliance serve` against a bare Hono hello-world, same Node binary, same autocannon settings,
-// in one run. Run: `node tools/bench/share-permissions/run.ts` (Node 24). Options (environment):
+// in one run, measured in five 2-s slices alternating between the two servers (the drift of this
+// VM's speed then hits both alike). Run: `node tools/bench/share-permissions/run.ts` (Node 24). Options (environment):
 // BENCH_DURATION (seconds measured, default 10), BENCH_WARMUP (default 2), BENCH_CONNECTIONS (32).
 import fs from 'node:fs';
 import os from 'node:os';
@@ -9,6 +10,7 @@ import { DatabaseSync } from 'node:sqlite';
 import {
   adminToken,
   load as harnessLoad,
+  loadAlternating,
   startHelloWorld,
   serviceCli,
   startListening,
@@ -137,27 +139,20 @@ async function seed(url: string, root: string): Promise<{ token: string; A: Gran
   return { token, A, B };
 }
 
-/** autocannon at 06 §8's settings, bodies A and B alternating on every connection. */
-function load(
-  url: string,
-  token: string,
-  A: Grants,
-  B: Grants,
-  seconds: number,
-  serverPid?: number,
-): Promise<LoadResult> {
+/** autocannon options at 06 §8's settings, bodies A and B alternating on every connection. */
+function loadOptions(url: string, token: string, A: Grants, B: Grants, seconds: number) {
   const headers = { 'content-type': 'application/json', authorization: `Bearer ${token}` };
   const target = '/api/v1/shares/media/permissions';
-  return harnessLoad({
+  return {
     url,
     connections: CONNECTIONS,
     pipelining: 1,
     duration: seconds,
     requests: [
-      { method: 'PUT', path: target, headers, body: JSON.stringify(A) },
-      { method: 'PUT', path: target, headers, body: JSON.stringify(B) },
+      { method: 'PUT' as const, path: target, headers, body: JSON.stringify(A) },
+      { method: 'PUT' as const, path: target, headers, body: JSON.stringify(B) },
     ],
-  }, serverPid);
+  };
 }
 
 const canon = (g: Grants) =>
@@ -180,12 +175,16 @@ async function main(): Promise<void> {
   try {
     app = await startAppliance();
     const { token, A, B } = await seed(app.url, app.root);
-    await load(baseline.url, token, A, B, WARMUP);
-    const base = await load(baseline.url, token, A, B, DURATION, baseline.pid);
+    await harnessLoad(loadOptions(baseline.url, token, A, B, WARMUP));
+    await harnessLoad(loadOptions(app.url, token, A, B, WARMUP));
+    // Measured in alternating 2-s slices (harness.loadAlternating): DURATION seconds each in total.
+    const slices = Math.max(1, Math.round(DURATION / 2));
+    const [base, sut] = await loadAlternating(
+      { opts: loadOptions(baseline.url, token, A, B, DURATION), pid: baseline.pid },
+      { opts: loadOptions(app.url, token, A, B, DURATION), pid: app.pid },
+      { slices, sliceSeconds: DURATION / slices },
+    );
     await stopBaseline();
-
-    await load(app.url, token, A, B, WARMUP);
-    const sut = await load(app.url, token, A, B, DURATION, app.pid);
 
     // Afterwards the rows match one requested body; one last PUT B must then show B in rows and smb.conf.
     const rows = await api<Grants>(app.url, token, 'GET', '/shares/media/permissions');
@@ -199,7 +198,7 @@ async function main(): Promise<void> {
 
     const ratio = sut.rps / base.rps;
     const fmt = (m: LoadResult) =>
-      `${m.rps.toFixed(0)} req/s, p50 ${m.p50} ms, p99 ${m.p99} ms, ${m.requests} requests, non-2xx ${m.non2xx}, errors ${m.errors}, server CPU ${m.cpuUsPerRequest?.toFixed(0)} µs/request`;
+      `${m.rps.toFixed(0)} req/s, p50 ${m.p50.toFixed(1)} ms, p99 ${m.p99} ms, ${m.requests} requests, non-2xx ${m.non2xx}, errors ${m.errors}, server CPU ${m.cpuUsPerRequest?.toFixed(0)} µs/request`;
     console.log(`baseline (bare Hono hello-world):        ${fmt(base)}`);
     console.log(`appliance PUT /shares/media/permissions: ${fmt(sut)}`);
     console.log(

@@ -183,6 +183,42 @@ export async function load(opts: autocannon.Options, serverPid?: number): Promis
   };
 }
 
+/**
+ * Measures two servers in alternating slices (default 5 × 2 s each, so 10 s measured each), and
+ * combines each one's slices: requests/s over its measured time, p50 weighted by requests, p99 the
+ * worst slice's (conservative), CPU per request over all slices. This VM's speed drifts by ±20 %
+ * within half a minute (a hello-world measured 25–35k req/s in consecutive 3-s runs); measured one
+ * after the other, that drift lands on the ratio, while alternating slices spread it over both.
+ */
+export async function loadAlternating(
+  a: { opts: autocannon.Options; pid?: number },
+  b: { opts: autocannon.Options; pid?: number },
+  { slices = 5, sliceSeconds = 2 }: { slices?: number; sliceSeconds?: number } = {},
+): Promise<[LoadResult, LoadResult]> {
+  const runs: [LoadResult[], LoadResult[]] = [[], []];
+  for (let i = 0; i < slices; i++) {
+    runs[0].push(await load({ ...a.opts, duration: sliceSeconds }, a.pid));
+    runs[1].push(await load({ ...b.opts, duration: sliceSeconds }, b.pid));
+  }
+  return [combine(runs[0], slices * sliceSeconds), combine(runs[1], slices * sliceSeconds)];
+}
+
+function combine(parts: LoadResult[], seconds: number): LoadResult {
+  const requests = parts.reduce((n, r) => n + r.requests, 0);
+  const cpu = parts.every((r) => r.cpuUsPerRequest !== null)
+    ? parts.reduce((n, r) => n + (r.cpuUsPerRequest ?? 0) * r.requests, 0) / Math.max(requests, 1)
+    : null;
+  return {
+    rps: requests / seconds,
+    p50: parts.reduce((n, r) => n + r.p50 * r.requests, 0) / Math.max(requests, 1),
+    p99: Math.max(...parts.map((r) => r.p99)),
+    errors: parts.reduce((n, r) => n + r.errors, 0),
+    non2xx: parts.reduce((n, r) => n + r.non2xx, 0),
+    requests,
+    cpuUsPerRequest: cpu,
+  };
+}
+
 export function report(title: string, rows: Record<string, unknown>): void {
   console.log(`\n## ${title}`);
   for (const [k, v] of Object.entries(rows))

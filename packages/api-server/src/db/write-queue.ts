@@ -28,6 +28,8 @@ export interface RunOptions<T> {
 export class WriteQueue {
   private queue: Job[] = [];
   private scheduled = false;
+  /** A batch's WAL flush is running: new jobs gather until it ends (group commit). */
+  private syncing = false;
 
   private readonly sqlite: Database.Database;
   private readonly db: Db;
@@ -70,26 +72,32 @@ export class WriteQueue {
         resolve: resolve as (v: unknown) => void,
         reject,
       });
-      if (!this.scheduled) {
-        this.scheduled = true;
-        setImmediate(() => this.flush());
-      }
+      this.schedule();
     });
+  }
+
+  /**
+   * Flushes in the next turn, unless a batch's WAL flush is still running: then the jobs arriving
+   * meanwhile wait for it and commit together right after it (one COMMIT and one fdatasync for all
+   * of them instead of one per event-loop turn). Under load this is what makes batches large; idle,
+   * a job still commits in the next turn.
+   */
+  private schedule(): void {
+    if (this.scheduled || this.syncing || this.queue.length === 0) return;
+    this.scheduled = true;
+    setImmediate(() => this.flush());
   }
 
   private flush(): void {
     const batch = this.queue.splice(0, this.maxBatch);
     this.scheduled = false;
-    if (this.queue.length > 0) {
-      this.scheduled = true;
-      setImmediate(() => this.flush());
-    }
     if (batch.length === 0) return;
     const outcomes: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = [];
     try {
       this.stmt.begin.run();
     } catch (error) {
       for (const job of batch) job.reject(error);
+      this.schedule();
       return;
     }
     for (const job of batch) {
@@ -114,6 +122,7 @@ export class WriteQueue {
         // already rolled back
       }
       for (const job of batch) job.reject(error);
+      this.schedule();
       return;
     }
     const after = batch.map((job, i) => {
@@ -138,10 +147,23 @@ export class WriteQueue {
       });
     if (!this.syncer) {
       settle();
+      this.schedule();
       return;
     }
-    this.syncer.sync().then(settle, (error: unknown) => {
-      for (const job of batch) job.reject(error);
-    });
+    this.syncing = true;
+    const synced = () => {
+      this.syncing = false;
+      this.schedule();
+    };
+    this.syncer.sync().then(
+      () => {
+        synced();
+        settle();
+      },
+      (error: unknown) => {
+        synced();
+        for (const job of batch) job.reject(error);
+      },
+    );
   }
 }

@@ -60,7 +60,17 @@ async function handle(
       c.header('Connection', 'close');
       throw route.tooLarge?.() ?? tooLarge(limit);
     }
-    const rawBody = route.body && route.bodyKind !== 'raw' ? await readLimited(c, limit) : null;
+    let rawBody: Uint8Array | null = null;
+    if (route.body && route.bodyKind !== 'raw') {
+      try {
+        rawBody = await readLimited(c, limit);
+      } catch (err) {
+        // A body that grew past the limit was not read to its end: the connection cannot carry
+        // another request.
+        c.header('Connection', 'close');
+        throw err;
+      }
+    }
 
     // 2. setup gate
     if (!route.ungated && !auth.adminExists()) {
@@ -165,7 +175,7 @@ async function readLimited(c: Context<AppEnv>, limit: number): Promise<Uint8Arra
   return Buffer.concat(chunks);
 }
 
-/** The whole body of a Node request, refused past `limit` bytes (the request is then destroyed). */
+/** The whole body of a Node request, refused past `limit` bytes (reading then stops). */
 function readIncoming(incoming: IncomingMessage, limit: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -179,8 +189,9 @@ function readIncoming(incoming: IncomingMessage, limit: number): Promise<Buffer>
     const onData = (chunk: Buffer) => {
       total += chunk.byteLength;
       if (total > limit) {
+        // Stop reading; the answer carries `Connection: close`, so the rest is never read.
         done();
-        incoming.destroy();
+        incoming.pause();
         reject(tooLarge(limit));
         return;
       }

@@ -170,17 +170,24 @@ export function permissionStore(db: Db): PermissionStore {
   };
 }
 
+/** Plain SQLite statements (see `statements` above): the snapshot is read once per regeneration. */
 function snapshotStatements(db: Db) {
+  const c = db.$client;
   return {
-    members: db.select().from(userGroupMembers).prepare(),
-    shares: db
-      .select({ name: shares.name, enabled: shares.smbEnabled, browseable: shares.smbBrowseable })
-      .from(shares)
-      .prepare(),
-    users: db.select({ id: users.id, username: users.username }).from(users).prepare(),
-    groups: db.select({ id: userGroups.id }).from(userGroups).prepare(),
-    userGrants: db.select().from(shareUserPermissions).prepare(),
-    groupGrants: db.select().from(shareGroupPermissions).prepare(),
+    members: c.prepare<[], { groupId: string; userId: string }>(
+      'select group_id as groupId, user_id as userId from user_group_members',
+    ),
+    shares: c.prepare<[], { name: string; enabled: number; browseable: number }>(
+      'select name, smb_enabled as enabled, smb_browseable as browseable from shares',
+    ),
+    users: c.prepare<[], { id: string; username: string }>('select id, username from users'),
+    groups: c.prepare<[], string>('select id from user_groups').pluck(),
+    userGrants: c.prepare<[], { shareName: string; userId: string; access: AccessLevel }>(
+      'select share_name as shareName, user_id as userId, access from share_user_permissions',
+    ),
+    groupGrants: c.prepare<[], { shareName: string; groupId: string; access: AccessLevel }>(
+      'select share_name as shareName, group_id as groupId, access from share_group_permissions',
+    ),
   };
 }
 
@@ -208,7 +215,7 @@ export function loadAccessSnapshot(db: Db): AccessSnapshot {
       .all()
       .map((s) => ({ name: s.name, smb: { enabled: s.enabled === 1, browseable: s.browseable === 1 } })),
     users: q.users.all(),
-    groups: q.groups.all().map((g) => ({ id: g.id, memberUserIds: byGroup.get(g.id) ?? [] })),
+    groups: q.groups.all().map((id) => ({ id, memberUserIds: byGroup.get(id) ?? [] })),
     userGrants: q.userGrants.all(),
     groupGrants: q.groupGrants.all(),
   };

@@ -67,12 +67,10 @@ export function createSmbRegenerator(options: SmbRegeneratorOptions): SmbRegener
   return { regenerate: () => coalescer.request(), idle: () => coalescer.idle() };
 }
 
-/** A stat of a file in the Samba configuration directory (synchronous: microseconds, no round trip). */
+/**
+ * A stat of a file in the Samba configuration directory (synchronous: microseconds, no round trip;
+ * a missing file answers `undefined` instead of throwing, which costs more than the stat).
+ */
 function isFile(file: string): boolean {
-  try {
-    return fs.statSync(file).isFile();
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false;
-    throw err;
-  }
+  return fs.statSync(file, { throwIfNoEntry: false })?.isFile() ?? false;
 }
