@@ -42,6 +42,34 @@ describe('WriteQueue (group commit)', () => {
     expect(db.select().from(settings).get()!.hostname).toBe('h19');
   });
 
+  it('gathers the jobs that arrive while a WAL flush runs into the next batch', async () => {
+    const { db, sqlite } = fresh();
+    const flushes: Array<() => void> = [];
+    const syncer = {
+      sync: () => new Promise<void>((resolve) => flushes.push(resolve)),
+      close() {},
+    } as unknown as WalSyncer;
+    const q = new WriteQueue(sqlite, db, { syncer });
+    const bump = (name: string) =>
+      q.run((d) => d.update(settings).set({ hostname: name }).where(eq(settings.id, 1)).run());
+    const first = bump('first');
+    await new Promise((r) => setImmediate(r));
+    expect(flushes).toHaveLength(1); // batch 1 committed, its flush running
+    const later = [bump('a'), bump('b')];
+    await new Promise((r) => setImmediate(r));
+    await new Promise((r) => setImmediate(r));
+    expect(flushes).toHaveLength(1); // a and b wait: not committed yet
+    expect(db.select().from(settings).get()!.hostname).toBe('first');
+    flushes[0]!();
+    await first;
+    await new Promise((r) => setImmediate(r));
+    expect(flushes).toHaveLength(2); // one more batch for both
+    expect(db.select().from(settings).get()!.hostname).toBe('b');
+    flushes[1]!();
+    await Promise.all(later);
+    expect(flushes).toHaveLength(2);
+  });
+
   it('undoes a failed job completely while the others of its batch stay', async () => {
     const { db, q } = fresh();
     await Promise.allSettled([
