@@ -107,7 +107,10 @@ export const settings = sqliteTable(
 export const auditLog = sqliteTable(
   'audit_log',
   {
-    id: integer('id').primaryKey({ autoIncrement: true }),
+    // A plain rowid key: ids still only grow (a new row takes the largest id + 1, and pruning
+    // always keeps the newest row), without AUTOINCREMENT's sqlite_sequence update on every insert
+    // (≈5 µs of every audited write; audit_log is written by every change, 04 §7 / 06 §8).
+    id: integer('id').primaryKey(),
     at: text('at').notNull(),
     actor: text('actor').notNull(),
     tokenId: text('token_id'),
@@ -117,7 +120,8 @@ export const auditLog = sqliteTable(
     details: text('details').notNull().default('{}'),
   },
   (t) => [
-    index('audit_log_at').on(t.at),
+    // No index on `at`: only the daily prune filters on it (a scan of the table once a day), while
+    // an index costs every audited write a second b-tree insert.
     check('audit_log_outcome_check', sql`${t.outcome} in ('ok', 'partial', 'failed')`),
   ],
 );

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { Statement } from 'better-sqlite3';
-import { desc, lt } from 'drizzle-orm';
+import { and, desc, lt, sql } from 'drizzle-orm';
 import type { Db } from '../db/open.ts';
 import { auditLog } from '../db/schema.ts';
 
@@ -65,7 +65,20 @@ export class AuditLog {
     return rows.map((r) => ({ ...r, details: JSON.parse(r.details) as unknown }));
   }
 
+  /**
+   * Deletes the rows older than `olderThan`, except the newest row of the table: ids are plain
+   * rowids (the next row takes the largest id + 1), so keeping the newest row keeps ids growing
+   * even after a year without any change (08 §11: `id` is an increasing integer).
+   */
   prune(db: Db, olderThan: Date): number {
-    return db.delete(auditLog).where(lt(auditLog.at, olderThan.toISOString())).run().changes;
+    return db
+      .delete(auditLog)
+      .where(
+        and(
+          lt(auditLog.at, olderThan.toISOString()),
+          lt(auditLog.id, sql`(select max(${auditLog.id}) from ${auditLog})`),
+        ),
+      )
+      .run().changes;
   }
 }

@@ -5,8 +5,14 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ageDecryptWithCli } from '../test-support/age-cli.ts';
 import { checkedPreview, groupNames } from '../test-support/checked.ts';
 import { repack } from '../test-support/craft.ts';
-import { createSandbox, keyCheckOf, type Sandbox } from '../test-support/sandbox.ts';
+import { createSandbox, keyCheckOf, MIGRATIONS_DIR, type Sandbox } from '../test-support/sandbox.ts';
 import { encryptWithPassphrase } from './age-files.ts';
+import { loadMigrations } from './migrations.ts';
+
+/** The newest migration this build ships (the live schema version of a fresh sandbox). */
+const CURRENT_TAG = loadMigrations(MIGRATIONS_DIR).entries.at(-1)!.tag;
+/** One migration after it: a build from the future. */
+const FUTURE_TAG = `${String(loadMigrations(MIGRATIONS_DIR).entries.length).padStart(4, '0')}_future`;
 
 const PASS = 'correct horse battery';
 const T1 = '2026-09-02T10:00:00.000Z';
@@ -38,9 +44,9 @@ describe('preview of an unchanged export (scenario 1)', () => {
       createdAt: '2026-09-01T03:00:00.000Z',
       hostname: 'nas',
       appVersion: '1.4.0',
-      schemaVersion: '0000_initial',
+      schemaVersion: CURRENT_TAG,
     });
-    expect(r?.liveSchemaVersion).toBe('0000_initial');
+    expect(r?.liveSchemaVersion).toBe(CURRENT_TAG);
     expect(r?.blockers).toEqual([]);
     expect(r?.groups).toEqual(empty7());
     expect(r?.secrets).toEqual({ status: 'opened', identity: 'opened', stacks: [] });
@@ -257,16 +263,16 @@ describe('schema versions', () => {
     newerDir = path.join(base.root, 'migrations-newer');
     fs.cpSync(base.migrations.folder, newerDir, { recursive: true });
     fs.writeFileSync(
-      path.join(newerDir, '0001_future.sql'),
+      path.join(newerDir, `${FUTURE_TAG}.sql`),
       'CREATE TABLE `future_things` (`id` text PRIMARY KEY NOT NULL) STRICT;\n',
     );
     const journalFile = path.join(newerDir, 'meta', '_journal.json');
     const journal = JSON.parse(fs.readFileSync(journalFile, 'utf8'));
     journal.entries.push({
-      idx: 1,
+      idx: journal.entries.length,
       version: '6',
-      when: journal.entries[0].when + 1000,
-      tag: '0001_future',
+      when: journal.entries.at(-1).when + 1000,
+      tag: FUTURE_TAG,
       breakpoints: true,
     });
     fs.writeFileSync(journalFile, JSON.stringify(journal));
@@ -304,8 +310,8 @@ describe('schema versions', () => {
     const archive = await old.exportArchive();
     const a = (await checkedPreview(inPlace, archive)).response!;
     expect(a.blockers.map((b) => b.code)).toEqual(['incompatible_archive']);
-    expect(a.blockers[0]?.message).toContain('0000_initial');
-    expect(a.blockers[0]?.message).toContain('0001_future');
+    expect(a.blockers[0]?.message).toContain(CURRENT_TAG);
+    expect(a.blockers[0]?.message).toContain(FUTURE_TAG);
     expect(a.groups).toEqual([]);
     const inventory = { read: async () => ({ labMode: true, bootResolved: true, disks: [] }) };
     const b = (await checkedPreview(fresh, archive, undefined, { inventory })).response!;
