@@ -5,16 +5,25 @@ import type { AppContext } from '../context.ts';
 import { users } from '../db/schema.ts';
 import { unauthorized } from '../http/errors.ts';
 import type { Actor } from './audit.ts';
-import { type CachedCredential, CredentialCache } from './credential-cache.ts';
 import type { Lockout } from './lockout.ts';
 import type { Passwords } from './passwords.ts';
 import { TOKEN_PATTERN, lowerRole, sameDigest, tokenHash } from './tokens.ts';
 
 /**
- * Resolves credentials to an Actor. Bearer tokens go through a CredentialCache that any change to
- * the token or account rows empties at once, so revocation, role changes and owner deletion act on
- * the very next request.
+ * Resolves credentials to an Actor. Tokens are looked up on every request (no cache), so
+ * revocation and owner deletion act at once.
  */
+/** A token row with its owner's username and role (null when the owner is gone). */
+interface CredentialRow {
+  tokenId: string;
+  tokenHash: string;
+  tokenRole: 'admin' | 'viewer';
+  expiresAt: string | null;
+  userId: string;
+  username: string;
+  userRole: 'admin' | 'viewer' | 'share-only' | null;
+}
+
 export class Authenticator {
   private adminKnown = false;
 
@@ -53,26 +62,23 @@ export class Authenticator {
     };
   }
 
-  private credentials: CredentialCache | null = null;
   private credentialLookup: Statement | null = null;
 
   bearer(raw: string): Actor {
     if (!TOKEN_PATTERN.test(raw)) throw unauthorized();
     const digest = tokenHash(raw);
-    this.credentials ??= new CredentialCache(this.ctx.sqlite);
-    let found = this.credentials.get(digest);
-    if (!found) {
-      this.credentialLookup ??= this.ctx.sqlite.prepare(
-        `select t.id as tokenId, t.token_hash as tokenHash, t.role as tokenRole, t.expires_at as expiresAt,
-                t.user_id as userId, u.username as username, u.role as userRole
-           from api_tokens t join users u on u.id = t.user_id where t.token_hash = ?`,
-      );
-      const row = this.credentialLookup.get(digest) as (CachedCredential & { tokenHash: string }) | undefined;
-      if (!row || !sameDigest(row.tokenHash, digest)) throw unauthorized();
-      const { tokenHash: _stored, ...credential } = row;
-      found = credential;
-      this.credentials.set(digest, found);
-    }
+    // Looked up on every request (08 §3.2: no cache, so revocation and owner deletion act at once):
+    // one prepared statement, the owner by a primary-key subquery (a join made SQLite build a
+    // Bloom filter over all users on every run).
+    this.credentialLookup ??= this.ctx.sqlite.prepare(
+      `select t.id as tokenId, t.token_hash as tokenHash, t.role as tokenRole, t.expires_at as expiresAt,
+              t.user_id as userId,
+              (select username from users where id = t.user_id) as username,
+              (select role from users where id = t.user_id) as userRole
+         from api_tokens t where t.token_hash = ?`,
+    );
+    const found = this.credentialLookup.get(digest) as CredentialRow | undefined;
+    if (!found || found.userRole === null || !sameDigest(found.tokenHash, digest)) throw unauthorized();
     if (found.expiresAt !== null && found.expiresAt <= this.ctx.clock.now().toISOString())
       throw unauthorized();
     const role = lowerRole(found.tokenRole, found.userRole);
