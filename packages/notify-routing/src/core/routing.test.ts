@@ -109,7 +109,7 @@ describe('planRoutingReplace', () => {
 });
 
 describe('applyRoutingReplace', () => {
-  it('writes in the order of 04 §2.1 and returns the stored entry (equal to a read-back)', () => {
+  it('writes in the order of 04 §2.1 and reads the entry back', () => {
     const m = memoryStore([C1, C2]);
     const entry = replace(m.store, 'disk_offline', 'warning', [C2, C1]);
     expect(entry).toEqual({

@@ -128,9 +128,7 @@ export function readRoutingEntry(store: RoutingStore, eventType: EventType): Rou
 /**
  * Apply a plan inside the caller's transaction, in the order of 04 §2.1: check the channels (throws
  * `400 notification_unknown_channel`, nothing written) → replace the override → replace the routes.
- * Returns the entry the write stored: after a full replace of the override row and every route of
- * the event type, the stored entry is exactly the plan's (a read-back would return the same; the
- * store tests check that it does), so the hot path of 04 §7 does not read it again.
+ * Returns the entry read back from the store (04 §2.1 step 10: the value GET returns next).
  */
 export function applyRoutingReplace(store: RoutingStore, plan: RoutingReplacePlan): RoutingEntry {
   const unknown = unknownChannelError(plan.requestedChannelIds, store.existingChannelIds(plan.channelIds));
@@ -139,5 +137,5 @@ export function applyRoutingReplace(store: RoutingStore, plan: RoutingReplacePla
   if (plan.overrideSeverity !== null) store.insertSeverityOverride(plan.eventType, plan.overrideSeverity);
   store.deleteRoutes(plan.eventType);
   if (plan.channelIds.length > 0) store.insertRoutes(plan.eventType, plan.channelIds);
-  return plan.entry;
+  return readRoutingEntry(store, plan.eventType);
 }

@@ -108,7 +108,7 @@ function statements(db: Db) {
   return {
     share: c.prepare<[string], 1>('select 1 from shares where name = ?').pluck(),
     user: c.prepare<[string], string>('select username from users where id = ?').pluck(),
-    group: c.prepare<[string], string>('select name from user_groups where id = ?').pluck(),
+    group: c.prepare<[string], 1>('select 1 from user_groups where id = ?').pluck(),
     deleteShareUsers: c.prepare<[string]>('delete from share_user_permissions where share_name = ?'),
     deleteShareGroups: c.prepare<[string]>('delete from share_group_permissions where share_name = ?'),
     deleteUserRows: c.prepare<[string]>('delete from share_user_permissions where user_id = ?'),
@@ -141,19 +141,11 @@ export function permissionStore(db: Db): PermissionStore {
   const s = q;
   const existing = (ids: readonly string[], found: (id: string) => boolean): Set<string> =>
     new Set([...new Set(ids)].filter(found));
-  const named = (ids: readonly string[], name: (id: string) => string | undefined): Map<string, string> => {
-    const names = new Map<string, string>();
-    for (const id of ids) {
-      const found = names.has(id) ? undefined : name(id);
-      if (found !== undefined) names.set(id, found);
-    }
-    return names;
-  };
   return {
     shareExists: (name) => s.share.get(name) !== undefined,
     username: (id) => s.user.get(id) ?? null,
-    userNames: (ids) => named(ids, (id) => s.user.get(id)),
-    groupNames: (ids) => named(ids, (id) => s.group.get(id)),
+    existingUserIds: (ids) => existing(ids, (id) => s.user.get(id) !== undefined),
+    existingGroupIds: (ids) => existing(ids, (id) => s.group.get(id) !== undefined),
     existingShareNames: (names) => existing(names, (name) => s.share.get(name) !== undefined),
     replaceShareRows(share, userGrants, groupGrants) {
       s.deleteShareUsers.run(share);

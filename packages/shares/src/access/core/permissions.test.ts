@@ -37,8 +37,8 @@ function memoryStore() {
   const store: PermissionStore = {
     shareExists: (n) => shares.has(n),
     username: (id) => users.get(id) ?? null,
-    userNames: (ids) => new Map(ids.filter((i) => users.has(i)).map((i) => [i, users.get(i)!])),
-    groupNames: (ids) => new Map(ids.filter((i) => groups.has(i)).map((i) => [i, groups.get(i)!])),
+    existingUserIds: (ids) => new Set(ids.filter((i) => users.has(i))),
+    existingGroupIds: (ids) => new Set(ids.filter((i) => groups.has(i))),
     existingShareNames: (names) => new Set(names.filter((n) => shares.has(n))),
     replaceShareRows(shareName, u: readonly UserGrant[], g: readonly GroupGrant[]) {
       userRows = userRows

@@ -48,10 +48,9 @@ export interface PermissionStore {
   shareExists(name: string): boolean;
   /** The username of a user, or null when there is no such user. */
   username(userId: string): string | null;
-  /** The existing users among these ids, with their usernames (ids are lowercase). */
-  userNames(ids: readonly string[]): ReadonlyMap<string, string>;
-  /** The existing groups among these ids, with their names (ids are lowercase). */
-  groupNames(ids: readonly string[]): ReadonlyMap<string, string>;
+  /** Which of these ids are existing users / groups (ids are lowercase). */
+  existingUserIds(ids: readonly string[]): ReadonlySet<string>;
+  existingGroupIds(ids: readonly string[]): ReadonlySet<string>;
   /** Which of these exact names are existing shares. */
   existingShareNames(names: readonly string[]): ReadonlySet<string>;
   /** Delete every row of the share in both tables, then insert these. */
@@ -85,19 +84,15 @@ export function replaceSharePermissions(
   input: SharePermissionsInput,
 ): SharePermissions {
   if (!store.shareExists(shareName)) throw shareNotFound(shareName);
-  const users = store.userNames(input.users.map((g) => g.userId));
+  const users = store.existingUserIds(input.users.map((g) => g.userId));
   const unknownUser = input.users.find((g) => !users.has(g.userId));
   if (unknownUser) throw userNotFound(unknownUser.userId);
-  const groups = store.groupNames(input.groups.map((g) => g.groupId));
+  const groups = store.existingGroupIds(input.groups.map((g) => g.groupId));
   const unknownGroup = input.groups.find((g) => !groups.has(g.groupId));
   if (unknownGroup) throw groupNotFound(unknownGroup.groupId);
   store.replaceShareRows(shareName, input.users, input.groups);
-  // The share's rows are now exactly the request's, and the names were read in this same
-  // transaction: the answer is what GET would read back, without reading it again.
-  return sortSharePermissions({
-    users: input.users.map((g) => ({ userId: g.userId, username: users.get(g.userId)!, access: g.access })),
-    groups: input.groups.map((g) => ({ groupId: g.groupId, name: groups.get(g.groupId)!, access: g.access })),
-  });
+  // Read back (06 §2.2) in the same transaction; the share's existence was checked above.
+  return sortSharePermissions(store.readShareRows(shareName));
 }
 
 /** GET /shares/:name/permissions (06 §2.4). */
