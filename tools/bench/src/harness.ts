@@ -152,6 +152,8 @@ export interface LoadResult {
   requests: number;
   /** CPU time the server process used per answered request, in µs (when its pid was given). */
   cpuUsPerRequest: number | null;
+  /** Every response's latency in ms (slices are combined from these, see `loadAlternating`). */
+  latencies: number[];
 }
 
 /** User + system CPU time of a process and all its threads so far, in ms (Linux `/proc/<pid>/stat`). */
@@ -170,9 +172,18 @@ const CLOCK_TICKS = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf
  */
 export async function load(opts: autocannon.Options, serverPid?: number): Promise<LoadResult> {
   const cpu0 = serverPid ? processCpuMs(serverPid) : 0;
-  const r = await autocannon({ connections: 32, duration: 10, ...opts });
+  const latencies: number[] = [];
+  const r = await new Promise<autocannon.Result>((resolve, reject) => {
+    const instance = autocannon({ connections: 32, duration: 10, ...opts }, (err, result) =>
+      err ? reject(err) : resolve(result),
+    );
+    instance.on('response', (_client: unknown, _status: number, _bytes: number, ms: number) =>
+      latencies.push(ms),
+    );
+  });
   const cpu = serverPid ? processCpuMs(serverPid) - cpu0 : null;
   return {
+    latencies,
     rps: r.requests.average,
     p50: r.latency.p50,
     p99: r.latency.p99,
@@ -185,8 +196,8 @@ export async function load(opts: autocannon.Options, serverPid?: number): Promis
 
 /**
  * Measures two servers in alternating slices (default 5 × 2 s each, so 10 s measured each), and
- * combines each one's slices: requests/s over its measured time, p50 weighted by requests, p99 the
- * worst slice's (conservative), CPU per request over all slices. This VM's speed drifts by ±20 %
+ * combines each one's slices: requests/s over its measured time, p50 and p99 over every response's
+ * latency of all slices, CPU per request over all slices. This VM's speed drifts by ±20 %
  * within half a minute (a hello-world measured 25–35k req/s in consecutive 3-s runs); measured one
  * after the other, that drift lands on the ratio, while alternating slices spread it over both.
  */
@@ -208,10 +219,12 @@ function combine(parts: LoadResult[], seconds: number): LoadResult {
   const cpu = parts.every((r) => r.cpuUsPerRequest !== null)
     ? parts.reduce((n, r) => n + (r.cpuUsPerRequest ?? 0) * r.requests, 0) / Math.max(requests, 1)
     : null;
+  const latencies = parts.flatMap((r) => r.latencies);
   return {
+    latencies,
     rps: requests / seconds,
-    p50: parts.reduce((n, r) => n + r.p50 * r.requests, 0) / Math.max(requests, 1),
-    p99: Math.max(...parts.map((r) => r.p99)),
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
     errors: parts.reduce((n, r) => n + r.errors, 0),
     non2xx: parts.reduce((n, r) => n + r.non2xx, 0),
     requests,
