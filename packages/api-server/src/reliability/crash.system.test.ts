@@ -42,6 +42,7 @@ import {
   waitForKillPoint,
   writeLabConfig,
 } from './crash-support.ts';
+import { webPortTemplate } from '../testing/templates.ts';
 
 const MiB = 1024 * 1024;
 
@@ -128,24 +129,7 @@ describe('crash tests: SIGKILL mid-operation, then a restart on the same root', 
     while (taken.has(port)) port += 1;
     const templateDir = path.join(r.root, 'var/lib/appliance/catalog/lab/crashy');
     fs.mkdirSync(templateDir, { recursive: true });
-    fs.writeFileSync(
-      path.join(templateDir, 'compose.yaml'),
-      `services:
-  web:
-    image: busybox:1.37.0
-    command: ["httpd", "-f"]
-    ports: ["\${WEBUI_PORT}:80"]
-x-service:
-  schema: 1
-  id: crashy
-  revision: 1
-  title: Crashy
-  categories: [testing]
-  docs: https://example.org/crashy
-  inputs:
-    WEBUI_PORT: {kind: port, default: ${port}}
-`,
-    );
+    fs.writeFileSync(path.join(templateDir, 'compose.yaml'), webPortTemplate('crashy', 1, port));
     expect(tempLeftovers(r.root)).toEqual([]);
 
     const entries = (dir: string) => (fs.existsSync(dir) ? fs.readdirSync(dir).sort() : []);

@@ -12,6 +12,7 @@ import { type PrivateDockerd, requirePrerequisites, startPrivateDockerd } from '
 import { readHostSocketPorts } from '@appliance/template-installer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../testing/sandbox.ts';
+import { webPortTemplate } from '../../testing/templates.ts';
 
 let dockerd: PrivateDockerd;
 let s: Sandbox;
@@ -40,24 +41,6 @@ const auditRows = () =>
     outcome: string;
     details: string;
   }[];
-
-function portyTemplate(id: string, revision: number, port: number): string {
-  return `services:
-  web:
-    image: busybox:1.37.0
-    command: ["httpd", "-f"]
-    ports: ["\${WEBUI_PORT}:80"]
-x-service:
-  schema: 1
-  id: ${id}
-  revision: ${revision}
-  title: Porty
-  categories: [testing]
-  docs: https://example.org/porty
-  inputs:
-    WEBUI_PORT: {kind: port, default: ${port}}
-`;
-}
 
 function writeLabTemplate(id: string, text: string): void {
   fs.mkdirSync(path.join(labDir(), id), { recursive: true });
@@ -117,7 +100,7 @@ beforeAll(async () => {
   const src = await call('POST', '/catalog/sources', { id: 'lab', kind: 'directory' });
   expect(src.status).toBe(201);
   base = await freeBase();
-  writeLabTemplate('porty', portyTemplate('porty', 1, base));
+  writeLabTemplate('porty', webPortTemplate('porty', 1, base));
 }, 180_000);
 
 afterAll(async () => {
@@ -363,7 +346,7 @@ describe('networks', () => {
 
 describe('planDigest', () => {
   it('identical across preview and install; a catalog change gives 409 template_changed', async () => {
-    writeLabTemplate('digesty', portyTemplate('digesty', 1, base + 60));
+    writeLabTemplate('digesty', webPortTemplate('digesty', 1, base + 60));
     const p1 = await call('POST', '/templates/digesty/preview', {});
     const ok = await call('POST', '/templates/digesty/install', {
       name: 'digesty-a',
@@ -372,7 +355,7 @@ describe('planDigest', () => {
     expect(ok.status).toBe(201);
     expect(ok.body.plan.planDigest).toBe(p1.body.planDigest);
     const p2 = await call('POST', '/templates/digesty/preview', { name: 'digesty-b' });
-    writeLabTemplate('digesty', portyTemplate('digesty', 2, base + 60));
+    writeLabTemplate('digesty', webPortTemplate('digesty', 2, base + 60));
     const rows = stackRows();
     const r = await call('POST', '/templates/digesty/install', {
       name: 'digesty-b',
