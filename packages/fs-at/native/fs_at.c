@@ -111,14 +111,9 @@ static int get_bool(napi_env env, napi_value value, bool *out) {
 
 static const int OPEN_DIR = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
 
-/** openDirAt(dirfd, name) → fd of subdirectory `name`, never through a symbolic link. */
-static napi_value open_dir_at(napi_env env, napi_callback_info info) {
-  size_t argc = 2;
-  napi_value argv[2], result;
-  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
-  int32_t dirfd;
-  char name[NAME_MAX_BYTES + 1];
-  if (argc < 2 || !get_int(env, argv[0], &dirfd) || !get_name(env, argv[1], name)) return NULL;
+/** openat(dirfd, name, OPEN_DIR) (retried on EINTR) → the fd as a JS number, or throws. */
+static napi_value open_dir(napi_env env, int32_t dirfd, const char *name) {
+  napi_value result;
   int fd;
   do fd = openat(dirfd, name, OPEN_DIR);
   while (fd < 0 && errno == EINTR);
@@ -127,19 +122,25 @@ static napi_value open_dir_at(napi_env env, napi_callback_info info) {
   return result;
 }
 
+/** openDirAt(dirfd, name) → fd of subdirectory `name`, never through a symbolic link. */
+static napi_value open_dir_at(napi_env env, napi_callback_info info) {
+  size_t argc = 2;
+  napi_value argv[2];
+  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  int32_t dirfd;
+  char name[NAME_MAX_BYTES + 1];
+  if (argc < 2 || !get_int(env, argv[0], &dirfd) || !get_name(env, argv[1], name)) return NULL;
+  return open_dir(env, dirfd, name);
+}
+
 /** openParent(dirfd) → fd of `..` of an open directory (the caller checks its dev and inode). */
 static napi_value open_parent(napi_env env, napi_callback_info info) {
   size_t argc = 1;
-  napi_value argv[1], result;
+  napi_value argv[1];
   CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
   int32_t dirfd;
   if (argc < 1 || !get_int(env, argv[0], &dirfd)) return NULL;
-  int fd;
-  do fd = openat(dirfd, "..", OPEN_DIR);
-  while (fd < 0 && errno == EINTR);
-  if (fd < 0) return throw_errno(env, errno, "openat");
-  CHECK(napi_create_int32(env, fd, &result));
-  return result;
+  return open_dir(env, dirfd, "..");
 }
 
 /** close(fd) of a handle opened by openDirAt or openParent. */
@@ -455,7 +456,7 @@ static napi_value write_file_durable(napi_env env, napi_callback_info info) {
   j->data = data;
   j->length = length;
   if ((j->file = get_path(env, argv[0])) == NULL) goto fail;
-  CHECK(napi_typeof(env, argv[2], &type));
+  if (napi_typeof(env, argv[2], &type) != napi_ok) goto fail;
   if (type != napi_null && type != napi_undefined && (j->target = get_path(env, argv[2])) == NULL) goto fail;
   if (napi_create_reference(env, argv[1], 1, &j->data_ref) != napi_ok) goto fail;
   napi_value promise = start_durable(env, j);

@@ -41,11 +41,6 @@ export function createSambaConfig(ctx: AppContext): SambaConfig {
   };
 }
 
-/** Id of the audit row the current write job just inserted (its last `ctx.audit.record`). */
-export function lastAuditId(ctx: AppContext): number {
-  return ctx.audit.lastId;
-}
-
 /**
  * Regenerates smb.conf after a committed change. On `smb_regeneration_failed` the change stays
  * saved, its audit row becomes `partial`, and the error goes to the client.
@@ -66,12 +61,13 @@ export async function regenerateAfter(ctx: AppContext, auditId: number): Promise
 }
 
 /**
- * A write job whose change affects smb.conf (06 §5.3). `fn` records its audit row as its last
- * insert; the regeneration starts right after the batch's COMMIT, while the WAL flush runs, and the
- * job settles once both are done (a failed regeneration marks the audit row `partial` and rejects).
+ * A write job whose change affects smb.conf (06 §5.3). `fn` records its audit row (its id is then
+ * `ctx.audit.lastId`); the regeneration starts right after the batch's COMMIT, while the WAL flush
+ * runs, and the job settles once both are done (a failed regeneration marks the audit row
+ * `partial` and rejects).
  */
 export async function writeThenRegenerate<T>(ctx: AppContext, fn: (db: Db) => T): Promise<T> {
-  const { value } = await ctx.writes.run((db) => ({ value: fn(db), auditId: lastAuditId(ctx) }), {
+  const { value } = await ctx.writes.run((db) => ({ value: fn(db), auditId: ctx.audit.lastId }), {
     afterCommit: ({ auditId }) => regenerateAfter(ctx, auditId),
   });
   return value;

@@ -19,9 +19,6 @@ import {
   shareGroupPermissions,
   shareUserPermissions,
   shares,
-  userGroupMembers,
-  userGroups,
-  users,
 } from '../../db/schema.ts';
 
 type ShareRow = typeof shares.$inferSelect;
