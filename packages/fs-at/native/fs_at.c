@@ -320,6 +320,15 @@ typedef struct {
   const char *syscall;
 } durable_job;
 
+/** Frees a job and what it holds (the Buffer reference, the queued work, the paths). */
+static void free_job(napi_env env, durable_job *j) {
+  if (j->data_ref != NULL) napi_delete_reference(env, j->data_ref);
+  if (j->work != NULL) napi_delete_async_work(env, j->work);
+  free(j->file);
+  free(j->target);
+  free(j);
+}
+
 static int fsync_parent(const char *path) {
   const char *slash = strrchr(path, '/');
   char dir[4096];
@@ -392,11 +401,7 @@ static void durable_complete(napi_env env, napi_status status, void *p) {
     napi_set_named_property(env, result, "errno", no);
     napi_reject_deferred(env, j->deferred, result);
   }
-  if (j->data_ref != NULL) napi_delete_reference(env, j->data_ref);
-  napi_delete_async_work(env, j->work);
-  free(j->file);
-  free(j->target);
-  free(j);
+  free_job(env, j);
 }
 
 /** A path argument as a heap C string (NUL refused); NULL after throwing. */
@@ -462,10 +467,7 @@ static napi_value write_file_durable(napi_env env, napi_callback_info info) {
   napi_value promise = start_durable(env, j);
   if (promise != NULL) return promise;
 fail:
-  if (j->data_ref != NULL) napi_delete_reference(env, j->data_ref);
-  free(j->file);
-  free(j->target);
-  free(j);
+  free_job(env, j);
   return NULL;
 }
 
@@ -480,17 +482,11 @@ static napi_value rename_durable(napi_env env, napi_callback_info info) {
   }
   durable_job *j = calloc(1, sizeof *j);
   if (j == NULL) return throw_errno(env, ENOMEM, "renameDurable");
-  if ((j->file = get_path(env, argv[0])) == NULL || (j->target = get_path(env, argv[1])) == NULL) {
-    free(j->file);
-    free(j->target);
-    free(j);
-    return NULL;
+  if ((j->file = get_path(env, argv[0])) != NULL && (j->target = get_path(env, argv[1])) != NULL) {
+    napi_value promise = start_durable(env, j);
+    if (promise != NULL) return promise;
   }
-  napi_value promise = start_durable(env, j);
-  if (promise != NULL) return promise;
-  free(j->file);
-  free(j->target);
-  free(j);
+  free_job(env, j);
   return NULL;
 }
 

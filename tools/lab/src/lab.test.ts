@@ -1,6 +1,11 @@
 import { execFile } from 'node:child_process';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { startPrivateDockerd } from './dockerd.ts';
+import { labTargetGuard } from './guard.ts';
 import { createLoopDisk, edgeBytes } from './loop-disks.ts';
 import { requirePrerequisites } from './prereq.ts';
 
@@ -40,10 +45,6 @@ describe('loop disks', () => {
 
 describe('labTargetGuard', () => {
   it('lets a tool reach a lab loop disk (and its partition) only', async () => {
-    const fs = await import('node:fs/promises');
-    const os = await import('node:os');
-    const path = await import('node:path');
-    const { labTargetGuard } = await import('./guard.ts');
     const labDir = await fs.mkdtemp(path.join(os.tmpdir(), 'lab-guard-'));
     const shim = path.join(labDir, 'shim');
     await fs.writeFile(shim, `#!/bin/sh\n${labTargetGuard(labDir)}echo "allowed $last"\n`, { mode: 0o755 });
@@ -79,7 +80,6 @@ describe('labTargetGuard', () => {
 describe('private dockerd', () => {
   it('leaves no network bridge behind in the host when it stops', async () => {
     await requirePrerequisites({ root: true, tools: ['dockerd', 'docker', 'ip'] });
-    const { startPrivateDockerd } = await import('./dockerd.ts');
     const d = await startPrivateDockerd();
     let bridge = '';
     try {

@@ -9,10 +9,6 @@ import type { Lockout } from './lockout.ts';
 import type { Passwords } from './passwords.ts';
 import { TOKEN_PATTERN, lowerRole, sameDigest, tokenHash } from './tokens.ts';
 
-/**
- * Resolves credentials to an Actor. Tokens are looked up on every request (no cache), so
- * revocation and owner deletion act at once.
- */
 /** A token row with its owner's username and role (null when the owner is gone). */
 interface CredentialRow {
   tokenId: string;
@@ -24,6 +20,10 @@ interface CredentialRow {
   userRole: 'admin' | 'viewer' | 'share-only' | null;
 }
 
+/**
+ * Resolves credentials to an Actor. Tokens are looked up on every request (no cache), so
+ * revocation and owner deletion act at once.
+ */
 export class Authenticator {
   private adminKnown = false;
 

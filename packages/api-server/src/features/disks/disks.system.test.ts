@@ -3,9 +3,8 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { type LoopDisk, edgeBytes, requirePrerequisites } from '@appliance/lab';
+import { type LoopDisk, edgeBytes, realRootDisks, requirePrerequisites } from '@appliance/lab';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { realRootDisks } from '@appliance/lab';
 import { type Sandbox, startSandbox } from '../../testing/sandbox.ts';
 import { fingerprint, installGuardShims, loggingRunner, loop, quiesce } from './test-support/lab.ts';
 

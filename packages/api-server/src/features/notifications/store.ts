@@ -16,6 +16,7 @@ import type {
 } from '@appliance/notify-routing';
 import { and, asc, desc, eq, lt, sql } from 'drizzle-orm';
 import type { Db } from '../../db/open.ts';
+import { preparedPerConnection } from '../../db/prepared.ts';
 import {
   notifyAlerts,
   notifyChannels,
@@ -30,8 +31,8 @@ import {
  * themselves (the table and column names are the schema's, see db/schema.ts). Variable-length id
  * lists travel as one JSON array through `json_each`.
  */
-function routingStatements(sqlite: Db['$client']) {
-  const prepare = (text: string) => sqlite.prepare(text);
+const routingStatements = preparedPerConnection((db) => {
+  const prepare = (text: string) => db.$client.prepare(text);
   return {
     overridesOf: prepare(
       'select event_type as eventType, severity from notify_event_severity where event_type = ?',
@@ -53,17 +54,10 @@ function routingStatements(sqlite: Db['$client']) {
       'insert into notify_routes (event_type, channel_id) select ?, value from json_each(?)',
     ),
   };
-}
-
-const prepared = new WeakMap<Db['$client'], ReturnType<typeof routingStatements>>();
+});
 
 export function routingStore(db: Db): RoutingStore {
-  let st = prepared.get(db.$client);
-  if (!st) {
-    st = routingStatements(db.$client);
-    prepared.set(db.$client, st);
-  }
-  const q = st;
+  const q = routingStatements(db);
   return {
     severityOverrides: (eventType) =>
       (eventType ? q.overridesOf.all(eventType) : q.allOverrides.all()) as SeverityOverrideRow[],

@@ -3,6 +3,7 @@ import { eq } from 'drizzle-orm';
 import * as v from 'valibot';
 import type { AppContext } from '../../context.ts';
 import type { Db } from '../../db/open.ts';
+import { preparedPerConnection } from '../../db/prepared.ts';
 import { settings } from '../../db/schema.ts';
 import { defineRoute, ok } from '../../http/route.ts';
 import type { Feature } from '../feature.ts';
@@ -46,17 +47,13 @@ export function ensureSettings(ctx: AppContext): void {
     .run();
 }
 
-const prepared = new WeakMap<Db, ReturnType<typeof prepareRead>>();
-const prepareRead = (db: Db) => db.select().from(settings).where(eq(settings.id, 1)).prepare();
+const readQuery = preparedPerConnection((db) =>
+  db.select().from(settings).where(eq(settings.id, 1)).prepare(),
+);
 
 /** The singleton row (a cached prepared query: GET /settings is on the hot path of the web UI). */
 export function readSettings(db: Db) {
-  let q = prepared.get(db);
-  if (!q) {
-    q = prepareRead(db);
-    prepared.set(db, q);
-  }
-  return q.get()!;
+  return readQuery(db).get()!;
 }
 
 const toWire = (row: ReturnType<typeof readSettings>) => ({

@@ -13,6 +13,7 @@ import type {
 import { hasCacheDisk } from '@appliance/shares';
 import { eq, sql } from 'drizzle-orm';
 import type { Db } from '../../db/open.ts';
+import { preparedPerConnection } from '../../db/prepared.ts';
 import {
   arrayDisks,
   arraySettings,
@@ -100,7 +101,7 @@ export function deleteShareRows(db: Db, name: string): void {
  * while the subquery is one primary-key lookup per grant (≈1 µs). The foreign keys guarantee the
  * row exists, so the results are the same.
  */
-function statements(db: Db) {
+const statements = preparedPerConnection((db) => {
   const c = db.$client;
   return {
     share: c.prepare<[string], 1>('select 1 from shares where name = ?').pluck(),
@@ -125,17 +126,10 @@ function statements(db: Db) {
       'select share_name as shareName, access from share_user_permissions where user_id = ?',
     ),
   };
-}
-
-const prepared = new WeakMap<Db, ReturnType<typeof statements>>();
+});
 
 export function permissionStore(db: Db): PermissionStore {
-  let q = prepared.get(db);
-  if (!q) {
-    q = statements(db);
-    prepared.set(db, q);
-  }
-  const s = q;
+  const s = statements(db);
   const existing = (ids: readonly string[], found: (id: string) => boolean): Set<string> =>
     new Set([...new Set(ids)].filter(found));
   return {
@@ -160,7 +154,7 @@ export function permissionStore(db: Db): PermissionStore {
 }
 
 /** Plain SQLite statements (see `statements` above): the snapshot is read once per regeneration. */
-function snapshotStatements(db: Db) {
+const snapshotStatements = preparedPerConnection((db) => {
   const c = db.$client;
   return {
     members: c.prepare<[], { groupId: string; userId: string }>(
@@ -178,9 +172,7 @@ function snapshotStatements(db: Db) {
       'select share_name as shareName, group_id as groupId, access from share_group_permissions',
     ),
   };
-}
-
-const snapshotPrepared = new WeakMap<Db, ReturnType<typeof snapshotStatements>>();
+});
 
 /**
  * Everything the Samba rendering reads. One synchronous pass on the server's one connection: no
@@ -188,11 +180,7 @@ const snapshotPrepared = new WeakMap<Db, ReturnType<typeof snapshotStatements>>(
  * once per coalesced regeneration, on the hot path of 06 §8.
  */
 export function loadAccessSnapshot(db: Db): AccessSnapshot {
-  let q = snapshotPrepared.get(db);
-  if (!q) {
-    q = snapshotStatements(db);
-    snapshotPrepared.set(db, q);
-  }
+  const q = snapshotStatements(db);
   const byGroup = new Map<string, string[]>();
   for (const m of q.members.all()) {
     const list = byGroup.get(m.groupId);

@@ -5,6 +5,7 @@ import { apiTokens, shareUserPermissions, userGroupMembers, users } from '../../
 import { created, defineRoute, noContent, ok } from '../../http/route.ts';
 import { IdParams, PasswordSchema, UsernameSchema } from '../../http/schemas.ts';
 import type { Db } from '../../db/open.ts';
+import { preparedPerConnection } from '../../db/prepared.ts';
 import type { Passwords } from '../../services/passwords.ts';
 import type { Feature } from '../feature.ts';
 import { checkNewUsername, findUser, toUser, userNotFound, UserSchema } from './model.ts';
@@ -26,22 +27,17 @@ const sambaFailed = (code: string, err: unknown) =>
     },
   );
 
-const listQueries = new WeakMap<Db, ReturnType<typeof prepareList>>();
-const prepareList = (db: Db) =>
+const listQuery = preparedPerConnection((db) =>
   db
     .select()
     .from(users)
     .orderBy(asc(sql`lower(${users.username})`))
-    .prepare();
+    .prepare(),
+);
 
 /** All users by lowercase name (a cached prepared query). */
 function listUsers(db: Db) {
-  let q = listQueries.get(db);
-  if (!q) {
-    q = prepareList(db);
-    listQueries.set(db, q);
-  }
-  return q.all();
+  return listQuery(db).all();
 }
 
 export function usersFeature(passwords: Passwords): Feature {
