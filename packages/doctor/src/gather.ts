@@ -2,7 +2,7 @@
  * Collects the facts through injected probes: which files and listeners the configuration implies
  * (the same rules as the service: docs/configuration.md) and what each probe found there.
  */
-import { createHostPaths } from '@appliance/common';
+import { createHostPaths, SOCKET_GROUP } from '@appliance/common';
 import { EXTRA_TOOLS, TOOL_CHECKS } from './core/checks.ts';
 import type {
   ComposeFact,
@@ -27,8 +27,7 @@ export interface DoctorConfig {
   socket: string;
 }
 
-/** The group the service gives the socket to (0660 root:appliance) when it exists. */
-export const SOCKET_GROUP = 'appliance';
+export { SOCKET_GROUP };
 
 /** The host, seen through these. The real ones are in node/probes.ts; tests pass fakes. */
 export interface Probes {
