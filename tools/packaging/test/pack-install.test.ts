@@ -10,6 +10,23 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const repo = path.resolve(import.meta.dirname, '..', '..', '..');
+/**
+ * Packages whose README's first ```ts block is a runnable example (kept so by this test). A
+ * publishable package added later and not listed here is still packed and installed, and its main
+ * entry imported, until its README gets a runnable first example and it joins the list.
+ */
+const RUNNABLE_README = new Set([
+  '@appliance/api-server',
+  '@appliance/archive-preview',
+  '@appliance/array-planner',
+  '@appliance/common',
+  '@appliance/doctor',
+  '@appliance/external-disk',
+  '@appliance/fs-at',
+  '@appliance/notify-routing',
+  '@appliance/shares',
+  '@appliance/template-installer',
+]);
 let release: string;
 let tarballs: Record<string, string>;
 const scratches: string[] = [];
@@ -20,16 +37,25 @@ export function firstTsBlock(markdown: string): string | null {
   return m ? m[1]! : null;
 }
 
-function packageDirs(): Array<{ name: string; dir: string }> {
+interface Manifest {
+  name: string;
+  private?: boolean;
+  exports?: Record<string, unknown>;
+}
+
+function packageDirs(): Array<{ name: string; dir: string; manifest: Manifest }> {
   const parent = path.join(repo, 'packages');
   return fs
     .readdirSync(parent)
     .sort()
     .map((d) => path.join(parent, d))
     .filter((d) => fs.existsSync(path.join(d, 'package.json')))
-    .map((dir) => ({ dir, manifest: JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')) }))
+    .map((dir) => ({
+      dir,
+      manifest: JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')) as Manifest,
+    }))
     .filter((p) => !p.manifest.private)
-    .map((p) => ({ name: p.manifest.name as string, dir: p.dir }));
+    .map((p) => ({ name: p.manifest.name, dir: p.dir, manifest: p.manifest }));
 }
 
 beforeAll(() => {
@@ -57,9 +83,16 @@ describe('packed packages, installed outside the workspace', () => {
     expect(Object.keys(tarballs).sort()).toEqual(packageDirs().map((p) => p.name));
   });
 
-  for (const { name, dir } of packageDirs()) {
-    it(`${name}: its README's first example runs from the installed tarball`, () => {
-      const example = firstTsBlock(fs.readFileSync(path.join(dir, 'README.md'), 'utf8'));
+  for (const { name, dir, manifest } of packageDirs()) {
+    const runsReadme = RUNNABLE_README.has(name);
+    const what = runsReadme ? "its README's first example runs" : 'it installs and its main entry imports';
+    it(`${name}: ${what} from the installed tarball`, () => {
+      const hasMain = manifest.exports?.['.'] !== undefined;
+      const example = runsReadme
+        ? firstTsBlock(fs.readFileSync(path.join(dir, 'README.md'), 'utf8'))
+        : hasMain
+          ? `await import(${JSON.stringify(name)});\n`
+          : 'export {};\n';
       expect(example, `${name}'s README has no ts block`).not.toBeNull();
       const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'appliance-consumer-'));
       scratches.push(scratch);
