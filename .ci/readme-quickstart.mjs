@@ -150,7 +150,9 @@ async function runVariant(name, blocks, clone, runtimeEnv) {
   if (code !== 0) problems.push(`the script exited with ${code}`);
   const token = /__CI_TOKEN=(\S*)/.exec(out)?.[1] ?? '';
   if (!/^apat_[0-9a-f]{64}$/.test(token)) problems.push(`TOKEN is "${token}", not an API token`);
+  // curl prints its body without a newline: split a body from whatever follows it on the line.
   const jsonLines = out
+    .replace(/\}(?=\{|__CI)/g, '}\n')
     .split('\n')
     .filter((l) => l.trim().startsWith('{') || l.trim().startsWith('['))
     .flatMap((l) => {
