@@ -167,7 +167,7 @@ describe('before the first admin exists', () => {
         }
       }
       if (r.path.includes('/:'))
-        await dotCells(r, [cells[0]!, cells[1]!, cells.at(-1)!], (label, via, param) => {
+        await dotCells(r, [cells[0]!, cells[1]!, cells.at(-1)!], (_label, via, param) => {
           const served = r.ungated || (r.socketBeforeSetup && via === 'unix');
           if (!served) return refusedAs(409, 'setup_required');
           if (via === 'tcp' && r.role !== 'public') return refusedAs(401, 'unauthorized');
