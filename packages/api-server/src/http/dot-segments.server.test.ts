@@ -243,6 +243,32 @@ describe('a dot segment in the raw path (issue 18)', () => {
         });
       });
 
+  it('judges an absolute-form target and ignores the query and fragment', async () => {
+    const before = s.dumpDatabase();
+    for (const via of ['tcp', 'unix'] as const)
+      for (const [method, path, json, param, route] of [
+        [
+          'PUT',
+          'http://localhost/api/v1/shares/./permissions',
+          PERMISSIONS,
+          'name',
+          '/api/v1/shares/:name/permissions',
+        ],
+        ['GET', '/api/v1/users/..#fragment', undefined, 'id', '/api/v1/users/:id'],
+        ['GET', '/api/v1/users/%2E%2E?next=/./', undefined, 'id', '/api/v1/users/:id'],
+      ] as const) {
+        const r = await send('net', via, method, path, json === undefined ? {} : { json });
+        const what = `${via} ${method} ${path} → ${r.status} ${r.text}`;
+        expect([r.status, r.body?.code, r.body?.details?.issues?.[0]?.path], what).toEqual([
+          400,
+          'bad_request',
+          param,
+        ]);
+        expect(r.route, what).toBe(route);
+      }
+    expect(s.dumpDatabase()).toBe(before);
+  });
+
   it('keeps the order of checks: no credential → 401, from the route the raw segments match', async () => {
     const before = s.dumpDatabase();
     for (const client of ['node:http', 'net'] as const)
