@@ -10,7 +10,7 @@
  * (`.`, `..`, `%2e`, `.%2E`, …) in place of each parameter, through the same cells. The route that
  * answers (its log line) must be that route every time, with the auth layer's answer where it
  * refuses and `400 bad_request` naming the parameter where it lets the request through. A dot
- * segment where a route has a static word must answer 404 from no route.
+ * segment in place of, or inserted before, a fixed word of a route must answer 404 from no route.
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -332,16 +332,29 @@ describe('after the first admin exists', () => {
     expect(leaks).toEqual([]);
   });
 
-  it('a dot segment where a route has a static word is answered by no route (404), or by one whose template matches', async () => {
+  it('a dot segment where a route has a fixed word is answered by no route (404), or by one whose template matches', async () => {
     const problems: string[] = [];
     let n = 0;
+    const spelling = (len: 1 | 2) => {
+      const pick = DOT_SEGMENTS.filter((d) => (len === 1 ? /^(\.|%2e)$/i.test(d) : !/^(\.|%2e)$/i.test(d)));
+      return pick[n++ % pick.length]!;
+    };
     for (const r of routes) {
       const segs = `/api/v1${samplePath(r)}`.split('/').slice(1);
-      const statics = `/api/v1${r.path}`.split('/').slice(1);
+      const words = `/api/v1${r.path}`.split('/').slice(1);
+      const paths: string[] = [];
       for (let i = 0; i < segs.length; i++) {
-        if (statics[i]!.startsWith(':')) continue;
-        const dot = DOT_SEGMENTS[n++ % DOT_SEGMENTS.length]!;
-        const path = `/${segs.map((x, k) => (k === i ? dot : x)).join('/')}`;
+        if (words[i]!.startsWith(':')) continue;
+        const at = (insert: string[], drop: number) =>
+          `/${[...segs.slice(0, i), ...insert, ...segs.slice(i + drop)].join('/')}`;
+        paths.push(
+          at([spelling(1)], 1), // the word replaced by `.`
+          at([spelling(2)], 1), // the word replaced by `..`
+          at([spelling(1)], 0), // `.` before the word (resolves to the route's own path)
+          at(['x', spelling(2)], 0), // `x/..` before the word (idem)
+        );
+      }
+      for (const path of paths)
         for (const [label, headers] of [
           ['no credential', {}],
           ['admin', bearer(tokens['admin']!)],
@@ -365,7 +378,6 @@ describe('after the first admin exists', () => {
               `${r.method} ${path} [${label}] → ${res.status} ${code} from ${res.route}; may answer: ${allowed.join(', ') || '(none), 404'}`,
             );
         }
-      }
     }
     expect(problems).toEqual([]);
   });
