@@ -456,8 +456,16 @@ describe('POST /disks/external/:label/format', () => {
       expect(r.body.details.issues[0].path).toBe('label');
     }
     for (const traversal of ['..', '%2e%2e']) {
+      // fetch resolves the dot segment before sending: the server sees /disks/format (no route)
       const r = await format(traversal, ok);
       expect([r.status, r.body.code], traversal).toEqual([404, 'not_found']);
+      // sent as is (the socket client does not resolve it), it is refused as the label (issue 18)
+      const raw = await s.call('POST', `/disks/external/${traversal}/format`, ok, { via: 'unix' });
+      expect([raw.status, raw.body.code, raw.body.details?.issues?.[0]?.path], traversal).toEqual([
+        400,
+        'bad_request',
+        'label',
+      ]);
     }
     // An empty JSON array passes valibot's strictObject, so the framework hands it on as `{}` and
     // the answer is 409 confirmation_required (still a 4xx, nothing written). 07 §6.3 wants 400:
