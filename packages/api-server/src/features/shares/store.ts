@@ -78,7 +78,7 @@ export function shareEnvironment(db: Db): ShareEnvironment & { disks: BranchDisk
       db
         .select({ name: shares.name })
         .from(shares)
-        .where(sql`lower(${shares.name}) = ${name.toLowerCase()}`)
+        .where(sql`lower(${shares.name}) = lower(${name})`)
         .get()?.name ?? null,
   };
 }
