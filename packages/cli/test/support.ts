@@ -1,0 +1,139 @@
+/** Runs the `appliance` command as a real process (the sources, under Node's type stripping). */
+import { execFileSync, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+export const CLI = path.join(import.meta.dirname, '..', 'src', 'cli.ts');
+const NODE_ARGS = ['--conditions=@appliance/source', CLI];
+
+export interface Result {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface RunOptions {
+  /** Written to standard input, which is then closed. */
+  input?: string;
+  env?: Record<string, string>;
+  /** Called with each chunk of stderr as it arrives. */
+  onStderr?: (text: string) => void;
+  timeoutMs?: number;
+}
+
+/** `appliance ARGS` with a clean environment (no APPLIANCE_* unless given). */
+export function appliance(args: string[], options: RunOptions = {}): Promise<Result> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [...NODE_ARGS, ...args], {
+      env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: os.tmpdir(), ...options.env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d));
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d;
+      options.onStderr?.(d.toString());
+    });
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 120_000);
+    child.once('error', reject);
+    child.once('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+    child.stdin.end(options.input ?? '');
+  });
+}
+
+/**
+ * `appliance ARGS` on a pseudo-terminal (util-linux `script`): stdin, stdout and stderr are the
+ * terminal. `answer` is typed once the prompt `waitFor` appears; returns the terminal's text.
+ */
+export function onTerminal(
+  args: string[],
+  waitFor: string,
+  answer: string,
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; screen: string }> {
+  const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+  const command = [process.execPath, ...NODE_ARGS, ...args].map(quote).join(' ');
+  return new Promise((resolve, reject) => {
+    const child = spawn('script', ['-qec', command, '/dev/null'], {
+      env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: os.tmpdir(), TERM: 'dumb', ...env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let screen = '';
+    let answered = false;
+    const onData = (d: Buffer) => {
+      screen += d;
+      if (!answered && screen.includes(waitFor)) {
+        answered = true;
+        child.stdin.write(`${answer}\r`);
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    const timer = setTimeout(() => child.kill('SIGKILL'), 180_000);
+    child.once('error', reject);
+    child.once('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, screen });
+    });
+  });
+}
+
+/** A CA and a server certificate for 127.0.0.1, made with openssl in a temp dir. */
+export function makeTlsFiles(): { dir: string; ca: string; cert: string; key: string } {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'appliance-cli-tls-'));
+  const f = (n: string) => path.join(dir, n);
+  const run = (args: string[]) => execFileSync('openssl', args, { stdio: 'ignore' });
+  run([
+    'req',
+    '-x509',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-days',
+    '2',
+    '-subj',
+    '/CN=test CA',
+    '-keyout',
+    f('ca.key'),
+    '-out',
+    f('ca.pem'),
+  ]);
+  run([
+    'req',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-subj',
+    '/CN=appliance',
+    '-keyout',
+    f('key.pem'),
+    '-out',
+    f('req.csr'),
+  ]);
+  fs.writeFileSync(f('ext.cnf'), 'subjectAltName=IP:127.0.0.1,DNS:localhost\n');
+  run([
+    'x509',
+    '-req',
+    '-in',
+    f('req.csr'),
+    '-CA',
+    f('ca.pem'),
+    '-CAkey',
+    f('ca.key'),
+    '-CAcreateserial',
+    '-days',
+    '2',
+    '-extfile',
+    f('ext.cnf'),
+    '-out',
+    f('cert.pem'),
+  ]);
+  return { dir, ca: f('ca.pem'), cert: f('cert.pem'), key: f('key.pem') };
+}
+
+export const TOKEN_PATTERN = /^apat_[0-9a-f]{64}\n$/;
