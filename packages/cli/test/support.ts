@@ -10,6 +10,7 @@ const NODE_ARGS = ['--conditions=@appliance/source', CLI];
 export interface Result {
   code: number | null;
   stdout: string;
+  stdoutBytes: Buffer;
   stderr: string;
 }
 
@@ -29,9 +30,9 @@ export function appliance(args: string[], options: RunOptions = {}): Promise<Res
       env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: os.tmpdir(), ...options.env },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
-    let stdout = '';
+    const out: Buffer[] = [];
     let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d));
+    child.stdout.on('data', (d: Buffer) => out.push(d));
     child.stderr.on('data', (d: Buffer) => {
       stderr += d;
       options.onStderr?.(d.toString());
@@ -40,7 +41,8 @@ export function appliance(args: string[], options: RunOptions = {}): Promise<Res
     child.once('error', reject);
     child.once('close', (code) => {
       clearTimeout(timer);
-      resolve({ code, stdout, stderr });
+      const stdoutBytes = Buffer.concat(out);
+      resolve({ code, stdout: stdoutBytes.toString('utf8'), stdoutBytes, stderr });
     });
     child.stdin.end(options.input ?? '');
   });

@@ -143,7 +143,7 @@ export const register: Register = (_root, app) => {
     .description('add a channel (the secret is read from standard input with --secret-stdin)')
     .argument('<name>')
     .requiredOption('--type <type>', TYPES.join(' | '))
-    .option('--url <url>', 'webhook URL, ntfy server or gotify server')
+    .option('--endpoint <url>', 'webhook URL, ntfy server or gotify server')
     .option('--method <method>', 'webhook method: POST (default) or PUT')
     .option('--header <name=value>', 'webhook header (repeatable)', collect, [])
     .option('--auth-header <name>', 'webhook header that carries the secret')
@@ -159,7 +159,7 @@ export const register: Register = (_root, app) => {
     .action(
       app.action<{
         type: string;
-        url?: string;
+        endpoint?: string;
         method?: string;
         header: string[];
         authHeader?: string;
@@ -188,7 +188,7 @@ export const register: Register = (_root, app) => {
           body = {
             ...common,
             type,
-            webhookUrl: need(o.url, '--url'),
+            webhookUrl: need(o.endpoint, '--endpoint'),
             ...(o.method ? { webhookMethod: oneOf('--method', o.method, ['POST', 'PUT'] as const) } : {}),
             ...(o.header.length
               ? { webhookHeaders: Object.fromEntries(o.header.map((h) => pair('--header', h))) }
@@ -196,8 +196,13 @@ export const register: Register = (_root, app) => {
             ...(o.authHeader ? { webhookAuthHeaderName: o.authHeader } : {}),
           };
         else if (type === 'ntfy')
-          body = { ...common, type, ntfyUrl: need(o.url, '--url'), ntfyTopic: need(o.topic, '--topic') };
-        else if (type === 'gotify') body = { ...common, type, gotifyUrl: need(o.url, '--url') };
+          body = {
+            ...common,
+            type,
+            ntfyUrl: need(o.endpoint, '--endpoint'),
+            ntfyTopic: need(o.topic, '--topic'),
+          };
+        else if (type === 'gotify') body = { ...common, type, gotifyUrl: need(o.endpoint, '--endpoint') };
         else if (type === 'discord') body = { ...common, type };
         else {
           const port = Number(need(o.smtpPort, '--smtp-port'));
