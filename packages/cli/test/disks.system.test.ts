@@ -233,6 +233,35 @@ describe('shares delete-data', () => {
     expect(fs.readdirSync(branch())).toEqual([]);
   });
 
+  it('Ctrl-C stops watching, not the delete, and says how to follow it again', async () => {
+    fill(branch(), 30_000);
+    let interrupted = false;
+    const r = await cli(['shares', 'delete-data', 'media', '--confirm', 'media'], {
+      onStderr: (text, child) => {
+        if (!interrupted && text.includes('share_data.delete media: ')) {
+          interrupted = true;
+          child.kill('SIGINT');
+        }
+      },
+    });
+    expect(r.code).toBe(130);
+    expect(r.stderr).toContain("Stopped watching; the delete of media's files goes on in the service.");
+    expect(r.stderr).toContain('appliance events --progress');
+    expect(r.stdout).toBe('');
+    // the delete goes on and finishes in the service
+    const end = Date.now() + 60_000;
+    while (fs.readdirSync(branch()).length > 0 && Date.now() < end)
+      await new Promise((x) => setTimeout(x, 200));
+    expect(fs.readdirSync(branch())).toEqual([]);
+    const audit = await cli(['audit', '--limit', '1', '--json']);
+    await expect
+      .poll(
+        async () => JSON.parse((await cli(['audit', '--limit', '1', '--json'])).stdout).entries[0].operation,
+      )
+      .toBe('share_data.delete');
+    expect(audit.code).toBe(0);
+  });
+
   it('--json prints the delete report', async () => {
     fill(branch(), 3);
     const r = await cli(['shares', 'delete-data', 'media', '--confirm', 'media', '--json']);

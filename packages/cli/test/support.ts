@@ -18,8 +18,8 @@ export interface RunOptions {
   /** Written to standard input, which is then closed. */
   input?: string;
   env?: Record<string, string>;
-  /** Called with each chunk of stderr as it arrives. */
-  onStderr?: (text: string) => void;
+  /** Called with each chunk of stderr as it arrives (and the process, to signal it). */
+  onStderr?: (text: string, child: import('node:child_process').ChildProcess) => void;
   timeoutMs?: number;
 }
 
@@ -35,7 +35,7 @@ export function appliance(args: string[], options: RunOptions = {}): Promise<Res
     child.stdout.on('data', (d: Buffer) => out.push(d));
     child.stderr.on('data', (d: Buffer) => {
       stderr += d;
-      options.onStderr?.(d.toString());
+      options.onStderr?.(d.toString(), child);
     });
     const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 120_000);
     child.once('error', reject);

@@ -5,7 +5,7 @@
 import { type Sandbox, startSandbox } from '@appliance/api-server/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setUpArray } from './array-fixture.ts';
-import { appliance } from './support.ts';
+import { appliance, CLI } from './support.ts';
 
 let s: Sandbox;
 const cli = (...args: string[]) => appliance([...args, '--socket', s.socket]);
@@ -148,5 +148,42 @@ describe('shares', () => {
     expect(again.code).toBe(1);
     expect(again.stderr).toMatch(/^share_not_found: /);
     expect((await cli('shares', 'delete')).code).toBe(2);
+  });
+});
+
+describe('audit and events', () => {
+  it('audit: newest first; --json is GET /audit; a bad --limit (2)', async () => {
+    const r = await cli('audit', '--limit', '2');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(
+      /^WHEN\s+ACTOR\s+OPERATION\s+TARGET\s+OUTCOME\n.+ago\s+local\s+share\.delete\s+photos\s+ok\n/,
+    );
+    expect(JSON.parse((await cli('audit', '--limit', '2', '--json')).stdout)).toEqual(
+      await api('/audit?limit=2'),
+    );
+    expect((await cli('audit', '--limit', '0')).code).toBe(2);
+  });
+
+  it('events: prints progress lines until Ctrl-C (exit 0)', async () => {
+    let out = '';
+    const child = (await import('node:child_process')).spawn(
+      process.execPath,
+      ['--conditions=@appliance/source', CLI, 'events', '--progress', '--socket', s.socket],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    child.stdout.on('data', (d: Buffer) => (out += d));
+    let err = '';
+    child.stderr.on('data', (d: Buffer) => (err += d));
+    const exited = new Promise<number | null>((r) => child.once('exit', (c) => r(c)));
+    await expect.poll(() => err, { timeout: 10_000 }).toContain('Following events');
+    const p = s.server.ctx.events.progress('op-9', 'share_data.delete', 'media', 0);
+    p.update({ filesDeleted: 5, bytesFreed: 2048 });
+    p.finish({ filesDeleted: 9, bytesFreed: 4096 });
+    await expect.poll(() => out, { timeout: 10_000 }).toContain('(done)');
+    child.kill('SIGINT');
+    expect(await exited).toBe(0);
+    expect(out).toBe(
+      'share_data.delete media: filesDeleted=5 bytesFreed=2 KiB\nshare_data.delete media (done): filesDeleted=9 bytesFreed=4 KiB\n',
+    );
   });
 });
