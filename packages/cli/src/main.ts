@@ -1,5 +1,7 @@
 import { ApiError, ConnectionError, DEFAULT_SOCKET } from '@appliance/client';
-import { Command, CommanderError } from 'commander';
+import { Command, CommanderError, Help } from 'commander';
+
+const plainHelp = new Help();
 import { makeApp, type Register } from './framework/command.ts';
 import { EXIT, EXIT_HELP, Refusal, UsageError } from './framework/exit.ts';
 import type { Io } from './framework/io.ts';
@@ -29,7 +31,15 @@ export function buildProgram(io: Io, registers: Register[] = features): Command 
       writeErr: (s) => io.stderr.write(s),
     })
     .showHelpAfterError('(add --help for usage)')
-    .addHelpText('after', `\n${EXIT_HELP}\n`);
+    .configureHelp({
+      showGlobalOptions: true,
+      // a repeatable option's empty list is no default worth printing
+      optionDescription: (o) =>
+        Array.isArray(o.defaultValue) && o.defaultValue.length === 0
+          ? o.description
+          : plainHelp.optionDescription(o),
+    })
+    .addHelpText('afterAll', `\n${EXIT_HELP}\n`);
   const app = makeApp(root, io);
   for (const register of registers) register(root, app);
   return root;
