@@ -285,6 +285,7 @@ describe('external disks', () => {
     const r = await cli(['external', 'register', backup.device, '--label', 'backup']);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^label: +backup\n/);
+    expect(r.stdout).toMatch(/\ncontents: +ext4 "old"\n/); // the filesystem's label, not the new one
     const again = await cli(['external', 'register', backup.device, '--label', 'backup']);
     expect(again.code).toBe(1);
     expect(again.stderr).toMatch(/^[a-z_]+: .+/);

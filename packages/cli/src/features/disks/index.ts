@@ -26,7 +26,12 @@ interface DiskEntry {
 }
 
 /** What is on a disk, in words: "xfs "media"", "2 partitions: ext4 "old", vfat", "blank". */
-export function contents(d: Pick<DiskEntry, 'filesystem' | 'label' | 'partitions' | 'mountpoints'>): string {
+export function contents(d: {
+  filesystem: string | null;
+  label: string | null;
+  partitions: Array<{ filesystem: string | null; label: string | null }>;
+  mountpoints: string[];
+}): string {
   const fsText = (fs: string | null, label: string | null) =>
     `${fs ?? 'unknown'}${label ? ` "${label}"` : ''}`;
   let text = 'blank';
@@ -159,7 +164,9 @@ export const register: Register = (_root, app) => {
           target: '/mnt/user',
           what: 'the array setup',
           start: () => ctx.client.post('/disks/array', { body: { ...body, confirmation } }),
-          render: (p) => ({ text: String(p['step'] ?? '') }),
+          render: (p) => ({
+            text: typeof p['step'] === 'string' ? p['step'] : p['ok'] === false ? 'failed' : 'done',
+          }),
         });
         ctx.out(
           res,

@@ -7,6 +7,21 @@ import { contents, eraseTable, expectedPhrase } from '../disks/index.ts';
 
 const FILESYSTEMS = ['xfs', 'ext4', 'btrfs', 'exfat'] as const;
 
+/** What is on an external disk: its filesystem and filesystem label (not the registration label). */
+const contentsOf = (d: {
+  filesystem: string | null;
+  fsLabel: string | null;
+  partitions: Array<{ filesystem: string | null; label: string | null }>;
+  mounted: boolean;
+  mountpoint: string;
+}) =>
+  contents({
+    filesystem: d.filesystem,
+    label: d.fsLabel,
+    partitions: d.partitions,
+    mountpoints: d.mounted ? [d.mountpoint] : [],
+  });
+
 /** `appliance external list|register|format` (07). */
 export const register: Register = (_root, app) => {
   const external = app.group('external', 'External (backup) disks');
@@ -24,7 +39,7 @@ export const register: Register = (_root, app) => {
               d.device,
               iec(d.sizeBytes),
               d.model,
-              d.attached ? contents({ ...d, mountpoints: d.mounted ? [d.mountpoint] : [] }) : 'not attached',
+              d.attached ? contentsOf(d) : 'not attached',
               d.registered ? (d.backupDestination ? 'backup destination' : 'registered') : 'candidate',
               d.formattedAt ? relative(d.formattedAt) : null,
             ]),
@@ -53,7 +68,7 @@ export const register: Register = (_root, app) => {
             ['device', d.device],
             ['size', iec(d.sizeBytes)],
             ['model', d.model],
-            ['contents', contents({ ...d, mountpoints: [] })],
+            ['contents', contentsOf(d)],
           ]),
         );
       }),
