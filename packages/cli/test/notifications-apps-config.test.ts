@@ -201,7 +201,7 @@ describe('config', () => {
     expect(exists.stderr).toContain('--force');
     const preview = await cli('config', 'preview', out);
     expect(preview.code, preview.stderr).toBe(0);
-    expect(preview.stdout).toMatch(/^archive of: +\S+, .*ago/);
+    expect(preview.stdout).toMatch(/^archive of: +\S+, (now|\d+ seconds? ago) \(app /);
     expect(preview.stdout).toMatch(/\nschema: +same as this box\n/);
     const json = await cli('config', 'preview', out, '--json');
     expect(JSON.parse(json.stdout).archive.schemaVersion).toBe(JSON.parse(json.stdout).liveSchemaVersion);
