@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { type Sandbox, startSandbox } from '@appliance/api-server/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { appliance, CLI, makeTlsFiles, TOKEN_PATTERN } from './support.ts';
+import { appliance, CLI, makeTlsFiles, onTerminal, TOKEN_PATTERN } from './support.ts';
 
 describe('help and exit codes', () => {
   it('documents the exit codes in --help (exit 0)', async () => {
@@ -85,6 +85,33 @@ describe('admin create and tokens over the socket', () => {
     );
     expect(again.code).toBe(1);
     expect(again.stderr).toMatch(/^setup_complete: /);
+  });
+
+  it('users create --password-prompt asks twice without echo on a terminal; a mismatch is refused (2)', async () => {
+    const ok = await onTerminal(
+      ['users', 'create', 'alice', '--role', 'viewer', '--password-prompt', '--socket', s.socket],
+      [
+        ['Password: ', 'alice password'],
+        ['Repeat password: ', 'alice password'],
+      ],
+    );
+    expect(ok.code, ok.screen).toBe(0);
+    expect(ok.screen).not.toContain('alice password');
+    expect(ok.screen).toMatch(/password: +set/);
+    const users = (await s.call('GET', '/users', undefined, { via: 'unix' })).body.users;
+    expect(users.find((u: { username: string }) => u.username === 'alice').hasPassword).toBe(true);
+    const mismatch = await onTerminal(
+      ['users', 'create', 'bob', '--password-prompt', '--socket', s.socket],
+      [
+        ['Password: ', 'one password'],
+        ['Repeat password: ', 'another one'],
+      ],
+    );
+    expect(mismatch.code).toBe(2);
+    expect(mismatch.screen).toContain('the passwords do not match');
+    const none = (await s.call('GET', '/users', undefined, { via: 'unix' })).body.users;
+    expect(none.map((u: { username: string }) => u.username)).toEqual(['admin', 'alice']);
+    expect((await appliance(['users', 'list', '--socket', s.socket, '--url', 'https://x'])).code).toBe(2);
   });
 
   it('token create prints only the token; list and revoke; a refusal exits 1', async () => {

@@ -50,14 +50,16 @@ export function appliance(args: string[], options: RunOptions = {}): Promise<Res
 
 /**
  * `appliance ARGS` on a pseudo-terminal (util-linux `script`): stdin, stdout and stderr are the
- * terminal. `answer` is typed once the prompt `waitFor` appears; returns the terminal's text.
+ * terminal. Each `[prompt, answer]` is typed once its prompt has appeared (after the previous
+ * answer); a single `waitFor, answer` pair is the usual case. Returns the terminal's text.
  */
 export function onTerminal(
   args: string[],
-  waitFor: string,
-  answer: string,
+  waitFor: string | Array<[string, string]>,
+  answer = '',
   env: Record<string, string> = {},
 ): Promise<{ code: number | null; screen: string }> {
+  const script: Array<[string, string]> = typeof waitFor === 'string' ? [[waitFor, answer]] : [...waitFor];
   const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
   const command = [process.execPath, ...NODE_ARGS, ...args].map(quote).join(' ');
   return new Promise((resolve, reject) => {
@@ -66,12 +68,14 @@ export function onTerminal(
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     let screen = '';
-    let answered = false;
+    let from = 0;
     const onData = (d: Buffer) => {
       screen += d;
-      if (!answered && screen.includes(waitFor)) {
-        answered = true;
-        child.stdin.write(`${answer}\r`);
+      const next = script[0];
+      if (next && screen.indexOf(next[0], from) >= 0) {
+        from = screen.indexOf(next[0], from) + next[0].length;
+        script.shift();
+        child.stdin.write(`${next[1]}\r`);
       }
     };
     child.stdout.on('data', onData);
