@@ -89,6 +89,14 @@ export function send(options: ClientOptions, req: RawRequest): Promise<http.Inco
               : `Cannot reach the appliance service at ${target} (${code}). Is the address right and the service running?`,
           ),
         );
+      } else if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') {
+        reject(
+          new ConnectionError(
+            target,
+            code,
+            `The TLS certificate of ${target} does not name this host (${err.message}): use an address the certificate names (the generated one names "appliance"), or give the service a certificate for this address.`,
+          ),
+        );
       } else if (/CERT|VERIFY|SELF_SIGNED|TLS|SSL/.test(code)) {
         reject(
           new ConnectionError(

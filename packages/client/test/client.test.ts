@@ -160,4 +160,20 @@ describe('HTTPS with a bearer token', () => {
       fs.rmSync(tls.dir, { recursive: true, force: true });
     }
   });
+
+  it("explains the generated certificate's name when it is trusted but the address is not in it", async () => {
+    const g = await startSandbox({ admin: false, config: { tls: 'on', logLevel: 'silent' } });
+    try {
+      // the service's own self-signed certificate (CN=appliance), trusted as is
+      const ca = fs.readFileSync(`${g.root}/etc/appliance/tls/cert.pem`);
+      const err = (await createClient({ url: g.url, ca })
+        .get('/setup/status')
+        .catch((e: unknown) => e)) as ConnectionError;
+      expect(err).toBeInstanceOf(ConnectionError);
+      expect(err.code).toBe('ERR_TLS_CERT_ALTNAME_INVALID');
+      expect(err.message).toContain('does not name this host');
+    } finally {
+      await g.close();
+    }
+  });
 });
