@@ -10,7 +10,7 @@ import path from 'node:path';
 import { type Sandbox, startSandbox } from '@appliance/api-server/testing';
 import { type PrivateDockerd, requirePrerequisites, startPrivateDockerd } from '@appliance/lab';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { appliance } from './support.ts';
+import { appliance, onTerminal } from './support.ts';
 
 let s: Sandbox;
 let dockerd: PrivateDockerd;
@@ -205,6 +205,15 @@ describe('config', () => {
     expect(preview.stdout).toMatch(/\nschema: +same as this box\n/);
     const json = await cli('config', 'preview', out, '--json');
     expect(JSON.parse(json.stdout).archive.schemaVersion).toBe(JSON.parse(json.stdout).liveSchemaVersion);
+  });
+
+  it('export on a terminal shows the bytes received and the time taken', async () => {
+    const out = path.join(s.root, 'tty.tar.zst');
+    const r = await onTerminal(['config', 'export', '--output', out, '--socket', s.socket], []);
+    expect(r.code, r.screen).toBe(0);
+    expect(r.screen).toMatch(/exporting: [\d.]+ KiB \| \d+s/);
+    expect(r.screen).toContain(`Wrote ${out}`);
+    expect(fs.statSync(out).size).toBeGreaterThan(0);
   });
 
   it('export to standard output; preview of a file that is not an archive (1); of no file (2)', async () => {

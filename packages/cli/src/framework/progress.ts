@@ -5,9 +5,10 @@
  * Ctrl-C stops watching, not the operation, and says how to see it again.
  */
 import type { ProgressEvent } from '@appliance/client';
+import { Transform } from 'node:stream';
 import cliProgress from 'cli-progress';
 import type { Ctx } from './context.ts';
-import { duration } from './format.ts';
+import { duration, iec } from './format.ts';
 
 /** One rendering of a progress event. `value`/`total` draw a bar when both are known. */
 export interface ProgressView {
@@ -121,4 +122,44 @@ export async function watchProgress<T>(ctx: Ctx, spec: WatchSpec<T>): Promise<T>
       b.stop();
     }
   }
+}
+
+/**
+ * Progress of a download the service streams without publishing events (the config archive):
+ * bytes received and elapsed time, as a bar on a terminal and a line every 2 s otherwise. Returns
+ * a pass-through stream that counts, and `done()` to finish the display.
+ */
+export function byteProgress(ctx: Ctx, what: string): { counter: Transform; bytes(): number; done(): void } {
+  const { io } = ctx;
+  const started = Date.now();
+  let bytes = 0;
+  let lastLine = started;
+  const tty = Boolean(io.stderr.isTTY);
+  const bar = tty
+    ? new cliProgress.SingleBar(
+        { stream: io.stderr, format: `${what}: {size} | {elapsed}`, hideCursor: true, fps: 5 },
+        cliProgress.Presets.shades_classic,
+      )
+    : null;
+  bar?.start(1, 0, { size: iec(0), elapsed: '0s' });
+  const counter = new Transform({
+    transform(chunk: Buffer, _enc, next) {
+      bytes += chunk.length;
+      const now = Date.now();
+      bar?.update(0, { size: iec(bytes), elapsed: duration(now - started) });
+      if (!tty && now - lastLine >= 2000) {
+        lastLine = now;
+        io.stderr.write(`${what}: ${iec(bytes)}, ${duration(now - started)}\n`);
+      }
+      next(null, chunk);
+    },
+  });
+  return {
+    counter,
+    bytes: () => bytes,
+    done() {
+      bar?.update(0, { size: iec(bytes), elapsed: duration(Date.now() - started) });
+      bar?.stop();
+    },
+  };
 }

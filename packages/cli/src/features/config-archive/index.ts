@@ -1,12 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { Transform } from 'node:stream';
+import type { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Register } from '../../framework/command.ts';
 import { Refusal, UsageError } from '../../framework/exit.ts';
 import { fields, iec, relative, table } from '../../framework/format.ts';
 import { readStdin } from '../../framework/lookup.ts';
+import { byteProgress } from '../../framework/progress.ts';
 
 /** Writes the stream to `target` atomically: a temp file beside it (0600), fsync, rename, fsync dir. */
 async function writeAtomically(
@@ -68,23 +69,21 @@ export const register: Register = (_root, app) => {
             throw new UsageError(`${target} exists; choose another path with --output or pass --force`);
           }
         }
-        let bytes = 0;
-        const count = new Transform({
-          transform(chunk: Buffer, _enc, done) {
-            bytes += chunk.length;
-            done(null, chunk);
-          },
-        });
+        const progress = byteProgress(ctx, 'exporting');
+        const count = progress.counter;
         try {
           if (target) await writeAtomically(archive.stream, target, count);
           else await pipeline(archive.stream, count, ctx.io.stdout, { end: false });
           if (!archive.stream.complete) throw new Error('the archive stream was cut off');
         } catch (err) {
+          progress.done();
           throw new Refusal(
             'export_failed',
             `The export stopped part-way (${(err as Error).message}); nothing was kept. Check the service log and try again.`,
           );
         }
+        progress.done();
+        const bytes = progress.bytes();
         if (target) {
           if (ctx.json) ctx.out({ path: target, bytes }, () => '');
           ctx.note(`Wrote ${target} (${iec(bytes)}).`);
