@@ -44,8 +44,10 @@ export function pair(option: string, text: string): [string, string] {
   return [text.slice(0, i), text.slice(i + 1)];
 }
 
-/** One of `allowed` (with short forms rw/ro), or a usage error. */
-export function accessLevel(option: string, text: string): 'none' | 'read-only' | 'read-write' {
+export type Access = 'none' | 'read-only' | 'read-write';
+
+/** An access level (with the short forms rw/ro), or a usage error. */
+export function accessLevel(option: string, text: string): Access {
   const a = ({ rw: 'read-write', ro: 'read-only' } as Record<string, string>)[text] ?? text;
   if (a !== 'none' && a !== 'read-only' && a !== 'read-write')
     throw new UsageError(`${option}: access must be read-write, read-only or none (rw, ro), not "${text}"`);

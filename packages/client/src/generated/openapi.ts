@@ -4282,8 +4282,16 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    users: unknown[];
-                    groups: unknown[];
+                    users: {
+                        userId: string;
+                        /** @enum {string} */
+                        access: "none" | "read-only" | "read-write";
+                    }[];
+                    groups: {
+                        groupId: string;
+                        /** @enum {string} */
+                        access: "none" | "read-only" | "read-write";
+                    }[];
                 };
             };
         };
@@ -4576,7 +4584,11 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    permissions: unknown[];
+                    permissions: {
+                        shareName: string;
+                        /** @enum {string} */
+                        access: "none" | "read-only" | "read-write";
+                    }[];
                 };
             };
         };

@@ -2,7 +2,7 @@ import type { Register } from '../../framework/command.ts';
 import { collect } from '../../framework/command.ts';
 import { UsageError } from '../../framework/exit.ts';
 import { fields, relative, table } from '../../framework/format.ts';
-import { accessLevel, groupsByName, oneOf, pair, userByName } from '../../framework/lookup.ts';
+import { type Access, accessLevel, groupsByName, oneOf, pair, userByName } from '../../framework/lookup.ts';
 
 const CACHE_MODES = ['cache-then-move', 'cache-only', 'array-only'] as const;
 const POLICIES = ['mfs', 'lfs', 'ff', 'epmfs', 'mspmfs'] as const;
@@ -137,8 +137,8 @@ export const register: Register = (_root, app) => {
         const current = o.replace
           ? { users: [], groups: [] }
           : await ctx.client.get('/shares/{name}/permissions', { params: { name: name! } });
-        const userMap = new Map<string, string>(current.users.map((u) => [u.userId, u.access]));
-        const groupMap = new Map<string, string>(current.groups.map((g) => [g.groupId, g.access]));
+        const userMap = new Map<string, Access>(current.users.map((u) => [u.userId, u.access]));
+        const groupMap = new Map<string, Access>(current.groups.map((g) => [g.groupId, g.access]));
         for (const [n, a] of users) userMap.set((await userByName(ctx, n)).id, a);
         if (groups.length > 0) {
           const byName = await groupsByName(ctx);
