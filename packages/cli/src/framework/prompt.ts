@@ -9,9 +9,10 @@ export function ask(io: Io, question: string, hidden = false): Promise<string | 
   return new Promise((resolve) => {
     const stdin = io.stdin as NodeJS.ReadStream;
     if (hidden) {
-      io.stderr.write(question);
+      // echo off before the prompt shows: what is typed after it is never echoed
       stdin.setRawMode?.(true);
       stdin.resume();
+      io.stderr.write(question);
       let value = '';
       const done = (result: string | null) => {
         stdin.setRawMode?.(false);
