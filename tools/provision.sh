@@ -100,6 +100,7 @@ unset -f _log _tail_of _need_node24 _install_node _install_pnpm _provision
 if [ "$_provision_status" -ne 0 ]; then
   unset _provision_status
   # Sourced: return to the caller; run directly: exit.
+  # shellcheck disable=SC2317 # the exit is reached when the file is run, not sourced
   return 1 2>/dev/null || exit 1
 fi
 unset _provision_status

@@ -160,6 +160,44 @@ describe('the CLI', { timeout: 180_000 }, () => {
     expect((await runCli(['--help'])).stdout).toContain('appliance serve');
   });
 
+  it('asks for the password twice on a terminal without echoing it, even typed the moment the prompt shows', async () => {
+    const root = newRoot();
+    const p = await serve(root);
+    try {
+      // A pseudo-terminal (util-linux `script`); each answer is typed the moment its prompt shows.
+      const cmd = [process.execPath, '--conditions=@appliance/source', CLI, 'admin', 'create']
+        .concat(['--username', 'admin', '--socket', p.socket])
+        .map((a) => `'${a}'`)
+        .join(' ');
+      const child = spawn('script', ['-qfec', cmd, '/dev/null'], { stdio: ['pipe', 'pipe', 'inherit'] });
+      let out = '';
+      let answered = 0;
+      child.stdout.on('data', (d: Buffer) => {
+        out += d.toString('utf8');
+        for (const n = (out.match(/password: /gi) ?? []).length; answered < n; answered++) {
+          child.stdin.write('typed at once\n');
+        }
+      });
+      const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+      expect(code).toBe(0);
+      expect(out).toContain('Password: ');
+      expect(out).toContain('Created the administrator admin.');
+      expect(out).not.toContain('typed at once');
+      expect(answered).toBe(2);
+      const tokens = await fetch(`${p.url}/api/v1/tokens`, {
+        method: 'POST',
+        headers: {
+          authorization: `Basic ${Buffer.from('admin:typed at once').toString('base64')}`,
+          'content-type': 'application/json',
+        },
+        body: JSON.stringify({ name: 'x', role: 'admin' }),
+      });
+      expect(tokens.status).toBe(201);
+    } finally {
+      await p.stop();
+    }
+  });
+
   it('exits 1 with code and message when the API refuses', async () => {
     const root = newRoot();
     const p = await serve(root);

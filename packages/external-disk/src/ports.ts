@@ -90,4 +90,9 @@ export interface ExternalDiskDeps {
    * Best effort: a device that cannot be opened is simply not held.
    */
   holdDevice?(device: string): () => void;
+  /**
+   * Optional: called before each command of the format runs (the first call is right before the
+   * first write), for progress reports: step `index + 1` of `count`.
+   */
+  onStep?(step: FormatStep, index: number, count: number): void;
 }

@@ -4,8 +4,9 @@ import type { Io } from './main.ts';
 export function readPassword(prompt: string, io: Io): Promise<string> {
   return new Promise((resolve) => {
     const stdin = io.stdin as NodeJS.ReadStream;
-    io.stderr.write(prompt);
+    // Echo goes off before the prompt shows: what is typed ahead of the prompt is not echoed either.
     stdin.setRawMode?.(true);
+    io.stderr.write(prompt);
     stdin.resume();
     let value = '';
     const onData = (buf: Buffer) => {

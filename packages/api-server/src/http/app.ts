@@ -15,29 +15,52 @@ import {
   tooLarge,
   unauthorized,
 } from './errors.ts';
+import { DotSegmentRouter, dotSegmentRefusal } from './dot-segments.ts';
 import type { AnyRoute, HandlerResult, Transport } from './route.ts';
 
 export const API_PREFIX = '/api/v1';
 export const JSON_BODY_LIMIT = 64 * 1024;
 
-export type AppEnv = { Bindings: { transport?: Transport; remoteAddress?: string } };
+export type AppEnv = {
+  Bindings: {
+    transport?: Transport;
+    remoteAddress?: string;
+    /** Node's request, from @hono/node-server: its `url` is the target as the client sent it. */
+    incoming?: IncomingMessage;
+  };
+};
 
 /**
  * Composes the routes into one Hono app. Every route goes through the same order of checks
  * (00 §3, 04 §2.1): body size → setup gate → cross-origin guard → credential → role → path and
  * query parameters → body →
  * the operation. Errors become responses in one place (errors.ts).
+ *
+ * Before either a route or the 404 answer runs, the raw request target is judged for dot segments
+ * (dot-segments.ts): the URL Hono routes on has them resolved already, so a request holding one is
+ * answered by the route its raw segments match (whose step 6 refuses the parameter), or 404.
  */
 export function createApp(ctx: AppContext, auth: Authenticator, routes: AnyRoute[]): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
+  const dots = new DotSegmentRouter(routes, API_PREFIX);
+  const notFound = (c: Context<AppEnv>, label: string) =>
+    logged(ctx, c, label, performance.now(), errorResponse(c, routeNotFound(), ctx.logger));
+  const dispatch = (c: Context<AppEnv>, route: AnyRoute | null): Promise<Response> | Response => {
+    const verdict = dots.judge(c.req.method, c.env?.incoming?.url);
+    if (verdict === undefined) return route ? handle(ctx, auth, route, c) : notFound(c, routeLabel(c));
+    if (verdict === null) return notFound(c, '(none)');
+    return handle(ctx, auth, verdict.route, c, verdict.params);
+  };
 
   for (const route of routes) {
     if (!route.role) throw new Error(`route ${route.method} ${route.path} declares no role`);
-    app.on(route.method, `${API_PREFIX}${route.path}`, (c) => handle(ctx, auth, route, c));
+    app.on(route.method, `${API_PREFIX}${route.path}`, (c) => dispatch(c, route));
   }
 
-  app.notFound((c) => logged(ctx, c, null, performance.now(), errorResponse(c, routeNotFound(), ctx.logger)));
-  app.onError((err, c) => logged(ctx, c, null, performance.now(), errorResponse(c, err, ctx.logger)));
+  app.notFound((c) => dispatch(c, null));
+  app.onError((err, c) =>
+    logged(ctx, c, routeLabel(c), performance.now(), errorResponse(c, err, ctx.logger)),
+  );
   return app;
 }
 
@@ -46,6 +69,8 @@ async function handle(
   auth: Authenticator,
   route: AnyRoute,
   c: Context<AppEnv>,
+  /** Parameters whose raw segment was a dot segment (refused at step 6). */
+  dotParams?: string[],
 ): Promise<Response> {
   const started = performance.now();
   const transport: Transport = c.env?.transport ?? 'tcp';
@@ -92,6 +117,7 @@ async function handle(
     }
 
     // 6. path and query parameters
+    if (dotParams) throw dotSegmentRefusal(dotParams);
     const params = route.params ? validate(route.params, c.req.param(), '') : undefined;
     const query = route.query ? validate(route.query, c.req.query(), '') : undefined;
 
@@ -105,20 +131,23 @@ async function handle(
   } catch (err) {
     response = errorResponse(c, err, ctx.logger);
   }
-  return logged(ctx, c, route, started, response);
+  return logged(ctx, c, `${API_PREFIX}${route.path}`, started, response);
 }
 
-/** One JSON log line per request (00 §9): method, route pattern, status, duration, listener. */
+/**
+ * One JSON log line per request (00 §9): method, route pattern (the route that answered, `(none)`
+ * for a 404), status, duration, listener.
+ */
 function logged(
   ctx: AppContext,
   c: Context<AppEnv>,
-  route: AnyRoute | null,
+  route: string,
   started: number,
   response: Response,
 ): Response {
   ctx.logger.info('request', {
     method: c.req.method,
-    route: route ? `${API_PREFIX}${route.path}` : routeLabel(c),
+    route,
     status: response.status,
     durationMs: Math.round((performance.now() - started) * 100) / 100,
     listener: c.env?.transport ?? 'tcp',
@@ -155,7 +184,7 @@ function crossOrigin(c: Context<AppEnv>): boolean {
 async function readLimited(c: Context<AppEnv>, limit: number): Promise<Uint8Array> {
   // On @hono/node-server read Node's request directly: building a web ReadableStream (or an async
   // iterator) for every small JSON body costs more than the rest of a routing write.
-  const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+  const incoming = c.env?.incoming;
   if (incoming && !incoming.readableEnded) return readIncoming(incoming, limit);
   const req = c.req.raw;
   if (!req.body) return new Uint8Array();

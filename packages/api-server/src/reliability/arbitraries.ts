@@ -95,6 +95,21 @@ export const RAW_SEGMENTS: string[] = [
   '%zz',
 ];
 
+/**
+ * Every spelling of a dot segment the URL parser resolves (issue 18): `.`/`%2e` and
+ * `..`/`.%2e`/`%2e.`/`%2e%2e`, the escape in either case. Sent raw as a whole path segment.
+ */
+export const DOT_SEGMENTS: readonly string[] = (() => {
+  const dot = ['.', '%2e', '%2E'];
+  return [...dot, ...dot.flatMap((a) => dot.map((b) => a + b))];
+})();
+
+/** One dot segment spelling. */
+export const dotSegment = (): fc.Arbitrary<string> => fc.constantFrom(...DOT_SEGMENTS);
+
+/** Whether a raw path segment is one of `DOT_SEGMENTS`. */
+export const isDotSpelling = (seg: string): boolean => DOT_SEGMENTS.includes(seg);
+
 export const NUMBER_EDGES: number[] = [
   0,
   -0,
@@ -139,6 +154,7 @@ export const pathSegment = (): fc.Arbitrary<string> =>
     // Node's HTTP parser refuses request heads over 16 KiB (431) before the app: see fuzz.test.ts.
     { weight: 5, arbitrary: hostileString().map((x) => encodeSegment(x).slice(0, 4000)) },
     { weight: 1, arbitrary: fc.constantFrom(...RAW_SEGMENTS) },
+    { weight: 1, arbitrary: dotSegment() },
   );
 
 const jsonNumber = () =>

@@ -5,12 +5,20 @@
  * viewer-scoped token and an admin token over TCP, and over the Unix socket (the local
  * administrator), before and after the first admin exists. Bodies are empty or `{}`: the auth
  * layer answers before the body matters (00 §3: 401/403 come before 400).
+ *
+ * Issue 18: every route with a path parameter is also called with each dot segment spelling
+ * (`.`, `..`, `%2e`, `.%2E`, …) in place of each parameter, through the same cells. The route that
+ * answers (its log line) must be that route every time, with the auth layer's answer where it
+ * refuses and `400 bad_request` naming the parameter where it lets the request through. A dot
+ * segment in place of, or inserted before, a fixed word of a route must answer 404 from no route.
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AnyRoute } from '../http/route.ts';
 import type { Sandbox } from '../testing/sandbox.ts';
+import { DOT_SEGMENTS } from './arbitraries.ts';
 import {
+  dotVariants,
   isErrorBody,
   isServerFailure,
   openApiPath,
@@ -18,8 +26,10 @@ import {
   rawRequest,
   registryRoutes,
   routeId,
+  routesMatchingRaw,
   samplePath,
   startDiskFreeSandbox,
+  traced,
 } from './support.ts';
 
 const routes = registryRoutes();
@@ -39,12 +49,46 @@ afterAll(async () => {
 });
 
 /** The request a matrix cell sends: `{}` for a JSON-body route, nothing otherwise. */
-const send = (r: AnyRoute, via: 'tcp' | 'unix', headers: Record<string, string> = {}) =>
-  rawRequest(s, r.method, samplePath(r), {
+const send = (r: AnyRoute, via: 'tcp' | 'unix', headers: Record<string, string> = {}, path = samplePath(r)) =>
+  rawRequest(s, r.method, path, {
     via,
     headers,
     ...(r.body && r.bodyKind !== 'raw' ? { json: {} } : {}),
   });
+
+type Expected = { status: number; code: string; param?: string };
+
+/**
+ * Issue 18: a dot segment in place of each parameter of `r`, every spelling, through `cells`. Each
+ * answer comes from `r` itself (its log line), is never a 5xx, and is `expected(cell)`.
+ */
+async function dotCells(
+  r: AnyRoute,
+  cells: Array<[string, 'tcp' | 'unix', Record<string, string>]>,
+  expected: (label: string, via: 'tcp' | 'unix', param: string) => Expected,
+): Promise<void> {
+  const problems: string[] = [];
+  for (const v of dotVariants(r, DOT_SEGMENTS))
+    for (const [label, via, headers] of cells) {
+      const res = await traced(s, () => send(r, via, headers, v.path));
+      common(r, `${label}, ${v.path}`, res);
+      const want = expected(label, via, v.param);
+      const body = res.body as { code?: string; details?: { issues?: Array<{ path: string }> } } | null;
+      const got = {
+        status: res.status,
+        code: body?.code,
+        ...(want.param ? { param: body?.details?.issues?.[0]?.path } : {}),
+      };
+      if (JSON.stringify(got) !== JSON.stringify(want) || res.route !== `/api/v1${r.path}`)
+        problems.push(
+          `${r.method} ${v.path} [${label}] → ${JSON.stringify(got)} from ${res.route}; want ${JSON.stringify(want)} from /api/v1${r.path}`,
+        );
+    }
+  expect(problems).toEqual([]);
+}
+
+const refusedAs = (status: number, code: string): Expected => ({ status, code });
+const dotRefusal = (param: string): Expected => ({ status: 400, code: 'bad_request', param });
 
 const bearer = (t: string) => ({ authorization: `Bearer ${t}` });
 const basic = (user: string, pass: string) => ({
@@ -122,6 +166,13 @@ describe('before the first admin exists', () => {
           if (via === 'unix' || label === 'no credential') expect([401, 403], what).not.toContain(res.status);
         }
       }
+      if (r.path.includes('/:'))
+        await dotCells(r, [cells[0]!, cells[1]!, cells.at(-1)!], (_label, via, param) => {
+          const served = r.ungated || (r.socketBeforeSetup && via === 'unix');
+          if (!served) return refusedAs(409, 'setup_required');
+          if (via === 'tcp' && r.role !== 'public') return refusedAs(401, 'unauthorized');
+          return dotRefusal(param);
+        });
     });
   }
   it('created no admin and wrote nothing but what startup writes', async () => {
@@ -224,6 +275,33 @@ describe('after the first admin exists', () => {
         common(r, 'admin, foreign Origin', res);
         expect(res.status, describeCell(r, 'admin, foreign Origin', res)).toBe(403);
       }
+      // Dot segments in place of the parameters: the same cells, answered by this route only.
+      if (r.path.includes('/:')) {
+        const cells: Array<[string, 'tcp' | 'unix', Record<string, string>]> = [
+          ['no credential', 'tcp', {}],
+          ['malformed bearer', 'tcp', BAD_CREDENTIALS['malformed bearer']!],
+          ['revoked token', 'tcp', bearer(tokens['revoked']!)],
+          ['viewer account', 'tcp', bearer(tokens['viewer account']!)],
+          ['admin', 'tcp', bearer(tokens['admin']!)],
+          ['socket', 'unix', {}],
+          ...(r.method !== 'GET'
+            ? [
+                [
+                  'admin, foreign Origin',
+                  'tcp',
+                  { ...bearer(tokens['admin']!), origin: 'https://evil.example' },
+                ] as [string, 'tcp' | 'unix', Record<string, string>],
+              ]
+            : []),
+        ];
+        await dotCells(r, cells, (label, _via, param) => {
+          if (label === 'admin, foreign Origin') return refusedAs(403, 'forbidden');
+          if (r.role !== 'public' && ['no credential', 'malformed bearer', 'revoked token'].includes(label))
+            return refusedAs(401, 'unauthorized');
+          if (label === 'viewer account' && r.role === 'admin') return refusedAs(403, 'forbidden');
+          return dotRefusal(param);
+        });
+      }
     });
   }
 
@@ -252,6 +330,56 @@ describe('after the first admin exists', () => {
       }
     }
     expect(leaks).toEqual([]);
+  });
+
+  it('a dot segment where a route has a fixed word is answered by no route (404), or by one whose template matches', async () => {
+    const problems: string[] = [];
+    let n = 0;
+    const spelling = (len: 1 | 2) => {
+      const pick = DOT_SEGMENTS.filter((d) => (len === 1 ? /^(\.|%2e)$/i.test(d) : !/^(\.|%2e)$/i.test(d)));
+      return pick[n++ % pick.length]!;
+    };
+    for (const r of routes) {
+      const segs = `/api/v1${samplePath(r)}`.split('/').slice(1);
+      const words = `/api/v1${r.path}`.split('/').slice(1);
+      const paths: string[] = [];
+      for (let i = 0; i < segs.length; i++) {
+        if (words[i]!.startsWith(':')) continue;
+        const at = (insert: string[], drop: number) =>
+          `/${[...segs.slice(0, i), ...insert, ...segs.slice(i + drop)].join('/')}`;
+        paths.push(
+          at([spelling(1)], 1), // the word replaced by `.`
+          at([spelling(2)], 1), // the word replaced by `..`
+          at([spelling(1)], 0), // `.` before the word (resolves to the route's own path)
+          at(['x', spelling(2)], 0), // `x/..` before the word (idem)
+        );
+      }
+      for (const path of paths)
+        for (const [label, headers] of [
+          ['no credential', {}],
+          ['admin', bearer(tokens['admin']!)],
+        ] as const) {
+          const res = await traced(s, () =>
+            rawRequest(s, r.method, path, {
+              headers,
+              asIs: true,
+              ...(r.body && r.bodyKind !== 'raw' ? { json: {} } : {}),
+            }),
+          );
+          common(r, `${label}, ${path}`, res);
+          const allowed = routesMatchingRaw(routes, r.method, path);
+          const code = (res.body as { code?: string } | null)?.code;
+          if (
+            allowed.length === 0
+              ? res.status !== 404 || code !== 'not_found' || res.route !== '(none)'
+              : !allowed.includes(res.route!)
+          )
+            problems.push(
+              `${r.method} ${path} [${label}] → ${res.status} ${code} from ${res.route}; may answer: ${allowed.join(', ') || '(none), 404'}`,
+            );
+        }
+    }
+    expect(problems).toEqual([]);
   });
 
   it('ran no disk-writing command', () => {

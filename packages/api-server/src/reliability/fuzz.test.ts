@@ -6,7 +6,10 @@
  *   - random query strings, random JSON bodies (fc.anything-derived) and bodies shaped from the
  *     route's valibot schema, plus broken bodies (invalid JSON/UTF-8, wrong type, over the limit).
  * Properties: never a server failure (5xx); every non-2xx answer is `{code, message}`; a refused
- * (4xx) write changes neither the database dump nor the sandbox file tree.
+ * (4xx) write changes neither the database dump nor the sandbox file tree; the route that answered
+ * (the request's log line) is one whose template matches the raw path, or none with a 404 (issue 18:
+ * a dot segment must never reach another route). A dot segment in place of a path parameter (every
+ * spelling, for every parameter of every route, plus at random) is `400 bad_request` naming it.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -16,13 +19,16 @@ import type { AnyRoute } from '../http/route.ts';
 import type { Sandbox } from '../testing/sandbox.ts';
 import {
   BROKEN_BODIES,
+  DOT_SEGMENTS,
   encodeSegment,
   fromSchema,
   hostileString,
+  isDotSpelling,
   jsonBody,
   pathSegment,
 } from './arbitraries.ts';
 import {
+  dotVariants,
   isErrorBody,
   isServerFailure,
   pathParams,
@@ -30,7 +36,9 @@ import {
   rawRequest,
   registryRoutes,
   routeId,
+  routesMatchingRaw,
   sampleParam,
+  traced,
 } from './support.ts';
 
 const NUM_RUNS = Number(process.env['RELIABILITY_FUZZ_RUNS'] ?? 40);
@@ -143,10 +151,34 @@ async function settle(): Promise<void> {
   }
 }
 
-function check(r: AnyRoute, label: string, res: RawResponse): void {
-  const what = `${routeId(r)} ${label} → ${res.status} ${res.text.slice(0, 300)}`;
+function check(
+  r: AnyRoute,
+  url: string,
+  label: string,
+  res: RawResponse & { route: string | undefined },
+): void {
+  const what = `${routeId(r)} ${label} → ${res.status} ${res.text.slice(0, 300)} (answered by ${res.route})`;
   expect(isServerFailure(res.status, res.body), what).toBe(false);
   if (res.status >= 400) expect(isErrorBody(res.body), what).toBe(true);
+  // Never another route than one the raw segments match (issue 18); none at all means 404.
+  const allowed = routesMatchingRaw(routes, r.method, `/api/v1${url}`);
+  if (allowed.length === 0) {
+    expect(res.route, what).toBe('(none)');
+    expect(res.status, what).toBe(404);
+  } else expect(allowed, what).toContain(res.route);
+}
+
+/** Issue 18: the answer to a request whose `dotParams` held dot segments (as the admin). */
+function checkDotRefusal(r: AnyRoute, label: string, dotParams: string[], res: RawResponse): void {
+  const what = `${routeId(r)} ${label} → ${res.status} ${res.text.slice(0, 300)}`;
+  // Step 1 (body size) comes before the parameters; nothing else does for the admin.
+  if (res.status === 413) return;
+  const body = res.body as { code?: string; details?: { issues?: Array<{ path: string }> } } | null;
+  expect([res.status, body?.code], what).toEqual([400, 'bad_request']);
+  expect(
+    body?.details?.issues?.map((i) => i.path),
+    what,
+  ).toEqual(dotParams);
 }
 
 /** Sends one request; for a write, asserts that a refusal (4xx) wrote nothing. */
@@ -161,13 +193,15 @@ async function probe(
   const beforeTree = write ? tree() : '';
   const headers: Record<string, string> = { ...auth };
   if (body.contentType) headers['content-type'] = body.contentType;
-  const res = await rawRequest(s, r.method, url, {
-    headers,
-    ...(body.json !== undefined ? { json: body.json } : {}),
-    ...(body.raw !== undefined ? { raw: body.raw } : {}),
-    ...(body.chunked ? { chunked: true } : {}),
-  });
-  check(r, label, res);
+  const res = await traced(s, () =>
+    rawRequest(s, r.method, url, {
+      headers,
+      ...(body.json !== undefined ? { json: body.json } : {}),
+      ...(body.raw !== undefined ? { raw: body.raw } : {}),
+      ...(body.chunked ? { chunked: true } : {}),
+    }),
+  );
+  check(r, url, label, res);
   const m = stats.get(routeId(r)) ?? new Map<number, number>();
   m.set(res.status, (m.get(res.status) ?? 0) + 1);
   stats.set(routeId(r), m);
@@ -231,14 +265,23 @@ describe('fuzzing every route as the admin', () => {
           let i = 0;
           const url = r.path.replace(/:([A-Za-z0-9_]+)/g, () => segs[i++]!) + queryString(q);
           const text = b === undefined ? undefined : JSON.stringify(b);
-          const res = await probe(r, url, `${url.slice(0, 120)} body ${String(text).slice(0, 120)}`, {
+          const label = `${url.slice(0, 120)} body ${String(text).slice(0, 120)}`;
+          const res = await probe(r, url, label, {
             ...(text !== undefined ? { raw: text, contentType: 'application/json' } : {}),
           });
+          const dotParams = names.filter((_n, k) => isDotSpelling(segs[k]!));
+          if (dotParams.length > 0) checkDotRefusal(r, label, dotParams, res);
           if (res.status > 0) answered++;
         }),
         { numRuns: NUM_RUNS, endOnFailure: true },
       );
       expect(answered).toBe(NUM_RUNS);
+      // Every dot segment spelling in place of every path parameter (issue 18), with a body of the
+      // route's own shape: refused by this route, naming the parameter, writing nothing.
+      for (const v of dotVariants(r, DOT_SEGMENTS)) {
+        const res = await probe(r, v.path, `dot segment ${v.path}`, jsonRoute ? { json: {} } : {});
+        checkDotRefusal(r, v.path, [v.param], res);
+      }
       // Broken bodies on every route that takes a body (and on the raw-body routes).
       if (r.body !== undefined || r.bodyKind === 'raw') {
         const url = r.path.replace(/:([A-Za-z0-9_]+)/g, 'sample1');

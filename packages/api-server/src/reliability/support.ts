@@ -55,6 +55,77 @@ export function fillPath(routePath: string, values: (name: string) => string): s
 
 export const samplePath = (r: Pick<AnyRoute, 'path'>) => fillPath(r.path, (n) => sampleParam(r.path, n));
 
+/**
+ * Issue 18's oracle, written apart from the server's `http/dot-segments.ts`: the registry routes
+ * (as `/api/v1…` patterns) whose template matches a raw path segment by segment — a parameter
+ * takes any non-empty segment, a static word must equal the percent-decoded segment, and a dot
+ * segment (`.`/`..`, raw or `%2e` in either case) is only ever a parameter. HEAD is answered by
+ * GET routes. Empty when no route may answer (404).
+ */
+export function routesMatchingRaw(routes: AnyRoute[], method: string, rawPath: string): string[] {
+  const path = rawPath.split(/[?#]/)[0]!;
+  const segs = path.split('/').slice(1);
+  const dot = (x: string) => /^(?:\.|%2e){1,2}$/i.test(x);
+  const decode = (x: string) => {
+    try {
+      return decodeURIComponent(x);
+    } catch {
+      return x;
+    }
+  };
+  const m = method === 'HEAD' ? 'GET' : method;
+  return routes
+    .filter((r) => r.method === m)
+    .map((r) => `/api/v1${r.path}`)
+    .filter((pattern) => {
+      const t = pattern.split('/').slice(1);
+      return (
+        t.length === segs.length &&
+        t.every((w, i) => (w.startsWith(':') ? segs[i] !== '' : !dot(segs[i]!) && decode(segs[i]!) === w))
+      );
+    });
+}
+
+/**
+ * Sends one request and reads the route its log line names (the route that answered it, `(none)`
+ * for a 404; `undefined` when the server logged no request, e.g. Node's parser refused it).
+ */
+export async function traced<T>(
+  s: Sandbox,
+  send: () => Promise<T>,
+): Promise<T & { route: string | undefined }> {
+  const from = s.logs.length;
+  const res = await send();
+  let route: string | undefined;
+  for (const line of s.logs.slice(from)) {
+    const parsed = JSON.parse(line) as { msg?: string; route?: string };
+    if (parsed.msg === 'request') route = parsed.route;
+  }
+  return Object.assign(res as T & object, { route }) as T & { route: string | undefined };
+}
+
+export interface DotVariant {
+  /** The route path (under /api/v1) with `param` replaced by `segment`, the others by sample values. */
+  path: string;
+  param: string;
+  segment: string;
+}
+
+/** One path per (parameter, dot spelling) of a route: the parameter is a dot segment, the rest samples. */
+export function dotVariants(r: Pick<AnyRoute, 'path'>, spellings: readonly string[]): DotVariant[] {
+  const out: DotVariant[] = [];
+  for (const param of pathParams(r.path))
+    for (const segment of spellings)
+      out.push({
+        param,
+        segment,
+        path: r.path.replace(/:([A-Za-z0-9_]+)/g, (_m, n: string) =>
+          n === param ? segment : encodeURIComponent(sampleParam(r.path, n)),
+        ),
+      });
+  return out;
+}
+
 export interface RawResponse {
   status: number;
   text: string;
@@ -74,6 +145,8 @@ export interface RawOptions {
   chunked?: boolean;
   /** Cut a streaming answer (text/event-stream) after the headers. Default true. */
   cutStreams?: boolean;
+  /** Send `apiPath` as it is (by default a path not under /api/ is put under /api/v1). */
+  asIs?: boolean;
 }
 
 /**
@@ -95,7 +168,7 @@ export function rawRequest(
     headers['content-type'] ??= 'application/json';
   }
   if (payload !== undefined && !o.chunked) headers['content-length'] = String(Buffer.byteLength(payload));
-  const full = apiPath.startsWith('/api/') ? apiPath : `/api/v1${apiPath}`;
+  const full = o.asIs || apiPath.startsWith('/api/') ? apiPath : `/api/v1${apiPath}`;
   const target =
     o.via === 'unix'
       ? { socketPath: s.socket }

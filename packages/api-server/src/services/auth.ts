@@ -107,7 +107,7 @@ export class Authenticator {
     const user = this.ctx.db
       .select()
       .from(users)
-      .where(sql`lower(${users.username}) = ${username.toLowerCase()}`)
+      .where(sql`lower(${users.username}) = lower(${username})`)
       .get();
     const valid = await this.passwords.verify(password, user?.passwordHash ?? null);
     if (!valid || !user) {

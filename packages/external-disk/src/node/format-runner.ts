@@ -12,6 +12,8 @@ export interface FormatRunDeps {
   runner: CommandRunner;
   log: Log;
   realpath(path: string): Promise<string>;
+  /** Called before each command runs (progress: step `index + 1` of `count`). */
+  onStep?(step: FormatStep, index: number, count: number): void;
 }
 
 /**
@@ -54,7 +56,9 @@ export async function runFormat(
 ): Promise<FormatRunResult> {
   let mkfsMs = 0;
   let mkfsDone = false;
-  for (const [index, cmd] of formatCommands(disk, filesystem, label).entries()) {
+  const commands = formatCommands(disk, filesystem, label);
+  for (const [index, cmd] of commands.entries()) {
+    deps.onStep?.(cmd.step, index, commands.length);
     const started = performance.now();
     let result: CommandResult;
     try {

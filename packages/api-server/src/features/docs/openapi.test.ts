@@ -53,6 +53,18 @@ describe('the OpenAPI document', () => {
     const setup = doc.paths['/api/v1/setup/admin']!['post'];
     expect(setup.requestBody.content['application/json'].schema.properties.username.type).toBe('string');
     expect(setup.responses['201'].content['application/json'].schema.properties.user).toBeDefined();
+    // grant lists check their size before their items (a pipe of two array schemas): the items
+    // are documented all the same
+    const grants =
+      doc.paths['/api/v1/shares/{name}/permissions']!['put'].requestBody.content['application/json'].schema;
+    expect(grants.properties.users).toMatchObject({ type: 'array', maxItems: 256 });
+    expect(grants.properties.users.items.required).toEqual(['userId', 'access']);
+    expect(grants.properties.groups.items.properties.access.enum).toEqual([
+      'none',
+      'read-only',
+      'read-write',
+    ]);
+    expect(grants.properties.users.items.$schema).toBeUndefined();
   });
 
   it('flags a route added without a documented schema', () => {

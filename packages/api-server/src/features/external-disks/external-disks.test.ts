@@ -22,6 +22,7 @@ import {
 import { createLoopDisk, type LoopDisk, requirePrerequisites } from '@appliance/lab';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { arrayDisks, auditLog, externalDisks } from '../../db/schema.ts';
+import type { ServerEvent } from '../../services/events.ts';
 import { type Sandbox, startSandbox } from '../../testing/sandbox.ts';
 import { externalDiskDeps } from './deps.ts';
 
@@ -178,15 +179,33 @@ describe('POST /disks/external/:label/format', () => {
   it('defaults to xfs; an empty JSON object is a request without confirmation', async () => {
     const label = uniqueLabel('df');
     const d = await disk({ filesystem: 'ext4', label });
-    const missing = await format(label, {});
-    expect([missing.status, missing.body.code, missing.body.details]).toEqual([
-      409,
-      'confirmation_required',
-      { expected: `ERASE ${d.device}` },
-    ]);
-    const r = await format(label, { confirmation: `ERASE ${d.device}`, filesystem: null });
-    expect(r.status).toBe(200);
-    expect((await blkidExport(d.device))['TYPE']).toBe('xfs');
+    const events: ServerEvent[] = [];
+    const unsubscribe = s.server.ctx.events.subscribe((e) => events.push(e));
+    try {
+      const missing = await format(label, {});
+      expect([missing.status, missing.body.code, missing.body.details]).toEqual([
+        409,
+        'confirmation_required',
+        { expected: `ERASE ${d.device}` },
+      ]);
+      // a refused format publishes no progress
+      expect(events).toEqual([]);
+      await guarded.setFaults({ mkfsDelaySeconds: 1 });
+      const r = await format(label, { confirmation: `ERASE ${d.device}`, filesystem: null });
+      expect(r.status).toBe(200);
+      expect((await blkidExport(d.device))['TYPE']).toBe('xfs');
+    } finally {
+      unsubscribe();
+    }
+    // progress events of the format (08 §12): its steps, at most 4 a second, ending with done
+    const progress = events.flatMap((e) => (e.type === 'progress' ? [e.data] : []));
+    expect(progress.every((p) => p.operation === 'disks.external.format' && p.target === label)).toBe(true);
+    expect(new Set(progress.map((p) => p.operationId)).size).toBe(1);
+    expect(progress[0]).toMatchObject({ done: false, progress: { step: 'wipefs', stepIndex: 1 } });
+    expect(progress.some((p) => !p.done && p.progress['step'] === 'read_uuid')).toBe(true);
+    const steps = progress[0]!.progress['steps'];
+    expect(progress.at(-1)).toMatchObject({ done: true, progress: { ok: true, stepIndex: steps, steps } });
+    expect(progress.filter((p) => p.done)).toHaveLength(1);
   });
 
   it('wrong or missing confirmations → 409 with the phrase; first MiB, counters, rows and audit unchanged', async () => {
@@ -456,8 +475,16 @@ describe('POST /disks/external/:label/format', () => {
       expect(r.body.details.issues[0].path).toBe('label');
     }
     for (const traversal of ['..', '%2e%2e']) {
+      // fetch resolves the dot segment before sending: the server sees /disks/format (no route)
       const r = await format(traversal, ok);
       expect([r.status, r.body.code], traversal).toEqual([404, 'not_found']);
+      // sent as is (the socket client does not resolve it), it is refused as the label (issue 18)
+      const raw = await s.call('POST', `/disks/external/${traversal}/format`, ok, { via: 'unix' });
+      expect([raw.status, raw.body.code, raw.body.details?.issues?.[0]?.path], traversal).toEqual([
+        400,
+        'bad_request',
+        'label',
+      ]);
     }
     // An empty JSON array passes valibot's strictObject, so the framework hands it on as `{}` and
     // the answer is 409 confirmation_required (still a 4xx, nothing written). 07 §6.3 wants 400:

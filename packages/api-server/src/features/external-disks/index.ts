@@ -1,8 +1,25 @@
 import { formatExternal, listExternal, registerExternal } from '@appliance/external-disk';
 import { created, defineRoute, ok } from '../../http/route.ts';
+import type { AppContext } from '../../context.ts';
 import type { Feature } from '../feature.ts';
 import { externalDiskDeps } from './deps.ts';
 import { ExternalDiskList, ExternalDiskSchema, FormatBody, LabelParams, RegisterBody } from './schemas.ts';
+
+/** A progress reporter that publishes nothing until the first update (a refusal publishes none). */
+function lazyProgress(ctx: AppContext, operation: string, target: string) {
+  let reporter: ReturnType<AppContext['events']['progress']> | null = null;
+  let last: Record<string, unknown> = {};
+  return {
+    update(progress: Record<string, unknown>) {
+      reporter ??= ctx.events.progress(ctx.random.uuid(), operation, target);
+      last = progress;
+      reporter.update(progress);
+    },
+    finish(ok: boolean) {
+      reporter?.finish(ok ? { ...last, stepIndex: last['steps'], ok } : { ...last, ok });
+    },
+  };
+}
 
 /** External disks (07): list, register, format. Handlers parse, call the package, map the result. */
 export const feature: Feature = {
@@ -40,8 +57,21 @@ export const feature: Feature = {
       body: FormatBody,
       responses: { 200: { description: 'The formatted external disk', schema: ExternalDiskSchema } },
       handler: async ({ ctx, actor, params, body }) => {
-        const { disk } = await formatExternal(externalDiskDeps(ctx, actor), { label: params.label, ...body });
-        return ok(disk);
+        // Progress events (08 §12) from the first write on: a refused format publishes none.
+        const progress = lazyProgress(ctx, 'disks.external.format', params.label);
+        const deps = {
+          ...externalDiskDeps(ctx, actor),
+          onStep: (step: string, index: number, count: number) =>
+            progress.update({ step, stepIndex: index + 1, steps: count }),
+        };
+        try {
+          const { disk } = await formatExternal(deps, { label: params.label, ...body });
+          progress.finish(true);
+          return ok(disk);
+        } catch (err) {
+          progress.finish(false);
+          throw err;
+        }
       },
     }),
   ],

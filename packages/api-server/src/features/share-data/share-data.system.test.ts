@@ -243,17 +243,22 @@ describe('POST /shares/:name/data/delete on a lab array', () => {
       expect([r.status, r.body.code], name).toEqual([400, 'bad_request']);
       expect(r.body.details.issues[0].path).toBe('name');
     }
-    // dot segments and an empty name never reach the route: the server's URL parsing resolves them,
-    // or no route matches (a 4xx either way)
-    for (const name of ['%2e%2e', '%2E', '..', '.', '']) {
+    // dot segments are judged on the raw path (issue 18): refused as the name; an empty name is no route
+    for (const name of ['%2e%2e', '%2E', '..', '.', '.%2E']) {
       const r = await s.call(
         'POST',
         `/shares/${name}/data/delete`,
         { confirmation: decodeURIComponent(name) },
         { via: 'unix' },
       );
-      expect([400, 404], name).toContain(r.status);
+      expect([r.status, r.body.code, r.body.details?.issues?.[0]?.path], name).toEqual([
+        400,
+        'bad_request',
+        'name',
+      ]);
     }
+    const empty = await s.call('POST', '/shares//data/delete', { confirmation: '' }, { via: 'unix' });
+    expect([empty.status, empty.body.code]).toEqual([404, 'not_found']);
     expect((await del('media', { confirmation: 'media' }, null)).status).toBe(401);
     expect((await del('media', { confirmation: 'media' }, 'apat_' + '0'.repeat(64))).status).toBe(401);
     expect(everything()).toEqual(before);

@@ -357,24 +357,30 @@ describe('bad input: 4xx with a code, nothing written', () => {
     expect(state()).toEqual(before);
   });
 
-  // `..`, `.` and their escapes are dot-segments: the URL parser resolves them before routing, so the
-  // request no longer addresses a share (e.g. /api/v1/shares/%2e%2e/permissions → /api/v1/permissions).
-  it('dot-segments, a real slash or an empty name are not share routes (4xx)', async () => {
+  // `..`, `.` and their escapes are dot segments: judged on the raw path (issue 18), they are refused by
+  // the route whose `:name` they stand in (400 naming it), or 404 where no such route exists; a real
+  // slash or an empty name is no share route (404).
+  it('dot segments are refused as the name; a real slash or an empty name is not a share route', async () => {
     const before = state();
-    const paths = [
-      '/api/v1/shares/../permissions',
-      '/api/v1/shares/%2e%2e/permissions',
-      '/api/v1/shares/%2E%2E/permissions',
-      '/api/v1/shares/./permissions',
-      '/api/v1/shares/a/b/permissions',
-      '/api/v1/shares//permissions',
-    ];
-    for (const p of paths) {
+    const dots = ['..', '%2e%2e', '%2E%2E', '.', '%2e', '.%2E'];
+    for (const dot of dots) {
+      const p = `/api/v1/shares/${dot}/permissions`;
+      for (const method of ['PUT', 'GET']) {
+        const r = await rawRequest(s, method, p, method === 'PUT' ? '{"users":[],"groups":[]}' : undefined);
+        expect([r.status, r.body?.code, r.body?.details?.issues?.[0]?.path], `${method} ${p}`).toEqual([
+          400,
+          'bad_request',
+          'name',
+        ]);
+      }
+      // no DELETE /shares/:name/permissions: DELETE /shares/:name must not answer it
+      const del = await rawRequest(s, 'DELETE', p);
+      expect([del.status, del.body?.code], `DELETE ${p}`).toEqual([404, 'not_found']);
+    }
+    for (const p of ['/api/v1/shares/a/b/permissions', '/api/v1/shares//permissions']) {
       for (const method of ['PUT', 'GET', 'DELETE']) {
         const r = await rawRequest(s, method, p, method === 'PUT' ? '{"users":[],"groups":[]}' : undefined);
-        // Mostly 404 not_found; `shares/./permissions` becomes PUT /shares/permissions (a body error).
-        expect(r.status >= 400 && r.status < 500, `${method} ${p} → ${r.status}`).toBe(true);
-        expect(typeof r.body?.code).toBe('string');
+        expect([r.status, r.body?.code], `${method} ${p}`).toEqual([404, 'not_found']);
       }
     }
     expect(state()).toEqual(before);

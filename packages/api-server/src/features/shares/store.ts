@@ -75,11 +75,8 @@ export function shareEnvironment(db: Db): ShareEnvironment & { disks: BranchDisk
     hasCache: hasCacheDisk(disks),
     disks,
     nameTakenBy: (name) =>
-      db
-        .select({ name: shares.name })
-        .from(shares)
-        .where(sql`lower(${shares.name}) = ${name.toLowerCase()}`)
-        .get()?.name ?? null,
+      db.select({ name: shares.name }).from(shares).where(sql`lower(${shares.name}) = lower(${name})`).get()
+        ?.name ?? null,
   };
 }
 

@@ -49,7 +49,7 @@ export const userGroupsFeature: Feature = {
           const taken = db
             .select({ id: userGroups.id })
             .from(userGroups)
-            .where(sql`lower(${userGroups.name}) = ${body.name.toLowerCase()}`)
+            .where(sql`lower(${userGroups.name}) = lower(${body.name})`)
             .get();
           if (taken)
             throw new AppError(

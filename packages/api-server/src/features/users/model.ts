@@ -41,7 +41,7 @@ export function usernameTaken(db: Db, username: string): boolean {
     db
       .select({ id: users.id })
       .from(users)
-      .where(sql`lower(${users.username}) = ${username.toLowerCase()}`)
+      .where(sql`lower(${users.username}) = lower(${username})`)
       .get() !== undefined
   );
 }

@@ -90,6 +90,12 @@ describe('users and groups (08 §4–§5, §16 scenarios 7–8)', () => {
     expect(g.body.name).toBe('Media Team');
     expect((await s.call('POST', '/user-groups', { name: 'media team' })).body.code).toBe('group_exists');
     expect((await s.call('POST', '/user-groups', { name: 'bad\u0007name' })).status).toBe(400);
+    // Unicode: the check and the unique index fold case the same way (a 500 before: JS lowercased
+    // 'İ' to 'i̇' for the check, SQLite's lower() left it for the index).
+    expect((await s.call('POST', '/user-groups', { name: 'İstanbul' })).status).toBe(201);
+    const again = await s.call('POST', '/user-groups', { name: 'İstanbul' });
+    expect([again.status, again.body.code]).toEqual([409, 'group_exists']);
+    expect((await s.call('POST', '/user-groups', { name: 'İSTANBUL' })).body.code).toBe('group_exists');
     const alice = (await s.call('GET', '/users')).body.users.find(
       (u: { username: string }) => u.username === 'alice',
     );

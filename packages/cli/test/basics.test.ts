@@ -1,0 +1,231 @@
+/**
+ * The command itself: help and exit codes, the setup and token commands over the socket, HTTPS
+ * with --url and APPLIANCE_TOKEN, and `serve` handed to the service's launcher.
+ */
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { type Sandbox, startSandbox } from '@appliance/api-server/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { appliance, CLI, makeTlsFiles, onTerminal, TOKEN_PATTERN } from './support.ts';
+
+describe('help and exit codes', () => {
+  it('documents the exit codes in --help (exit 0)', async () => {
+    const r = await appliance(['--help']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('Exit status:');
+    for (const line of [
+      '0  success',
+      '1  the API answered an error',
+      '2  usage error',
+      '3  the service cannot be reached',
+    ])
+      expect(r.stdout).toContain(line);
+    for (const cmd of [
+      'users',
+      'shares',
+      'disks',
+      'array',
+      'external',
+      'notifications',
+      'templates',
+      'config',
+      'serve',
+    ])
+      expect(r.stdout).toMatch(new RegExp(`\\n  ${cmd}\\b`));
+  });
+
+  it('answers a usage error with exit 2: no command, unknown command or option, missing argument', async () => {
+    expect((await appliance([])).code).toBe(2);
+    const unknown = await appliance(['userz', 'list']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain("unknown command 'userz'");
+    expect((await appliance(['users', 'list', '--colour'])).code).toBe(2);
+    expect((await appliance(['users', 'create'])).code).toBe(2);
+    expect((await appliance(['shares'])).code).toBe(2);
+  });
+
+  it('answers exit 3 when the socket is missing', async () => {
+    const r = await appliance(['users', 'list', '--socket', '/nonexistent/appliance.sock']);
+    expect(r.code).toBe(3);
+    expect(r.stderr).toContain('Cannot reach the appliance service at /nonexistent/appliance.sock (ENOENT)');
+    const env = await appliance(['users', 'list'], { env: { APPLIANCE_SOCKET: '/nonexistent/x.sock' } });
+    expect(env.code).toBe(3);
+    expect(env.stderr).toContain('/nonexistent/x.sock');
+  });
+});
+
+describe('admin create and tokens over the socket', () => {
+  let s: Sandbox;
+  beforeAll(async () => {
+    s = await startSandbox({ admin: false, config: { logLevel: 'silent' } });
+  });
+  afterAll(async () => {
+    await s?.close();
+  });
+
+  it('admin create: stdin password (0), no terminal without --password-stdin (2), a second admin (1)', async () => {
+    const noTty = await appliance(['admin', 'create', '--username', 'admin', '--socket', s.socket]);
+    expect(noTty.code).toBe(2);
+    expect(noTty.stderr).toContain('--password-stdin');
+    const ok = await appliance(
+      ['admin', 'create', '--username', 'admin', '--password-stdin', '--socket', s.socket],
+      {
+        input: 'correct horse\n',
+      },
+    );
+    expect(ok.code).toBe(0);
+    expect(ok.stderr).toContain('Created the administrator admin.');
+    const again = await appliance(
+      ['admin', 'create', '--username', 'root2', '--password-stdin', '--socket', s.socket],
+      {
+        input: 'correct horse\n',
+      },
+    );
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(/^setup_complete: /);
+  });
+
+  it('users create --password-prompt asks twice without echo on a terminal; a mismatch is refused (2)', async () => {
+    const ok = await onTerminal(
+      ['users', 'create', 'alice', '--role', 'viewer', '--password-prompt', '--socket', s.socket],
+      [
+        ['Password: ', 'alice password'],
+        ['Repeat password: ', 'alice password'],
+      ],
+    );
+    expect(ok.code, ok.screen).toBe(0);
+    expect(ok.screen).not.toContain('alice password');
+    expect(ok.screen).toMatch(/password: +set/);
+    const users = (await s.call('GET', '/users', undefined, { via: 'unix' })).body.users;
+    expect(users.find((u: { username: string }) => u.username === 'alice').hasPassword).toBe(true);
+    const mismatch = await onTerminal(
+      ['users', 'create', 'bob', '--password-prompt', '--socket', s.socket],
+      [
+        ['Password: ', 'one password'],
+        ['Repeat password: ', 'another one'],
+      ],
+    );
+    expect(mismatch.code).toBe(2);
+    expect(mismatch.screen).toContain('the passwords do not match');
+    const none = (await s.call('GET', '/users', undefined, { via: 'unix' })).body.users;
+    expect(none.map((u: { username: string }) => u.username)).toEqual(['admin', 'alice']);
+    expect((await appliance(['users', 'list', '--socket', s.socket, '--url', 'https://x'])).code).toBe(2);
+  });
+
+  it('token create prints only the token; list and revoke; a refusal exits 1', async () => {
+    const r = await appliance(['token', 'create', '--name', 'ci', '--socket', s.socket]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(TOKEN_PATTERN);
+    const list = await appliance(['token', 'list', '--socket', s.socket, '--json']);
+    const api = (await s.call('GET', '/tokens', undefined, { via: 'unix' })).body;
+    expect(JSON.parse(list.stdout)).toEqual(api);
+    const id = api.tokens[0].id as string;
+    const table = await appliance(['token', 'list', '--socket', s.socket]);
+    expect(table.stdout.split('\n')[0]).toMatch(/^ID\s+NAME\s+ROLE\s+OWNER\s+CREATED\s+EXPIRES$/);
+    expect(table.stdout).toMatch(new RegExp(`${id}\\s+ci\\s+admin\\s+admin\\s+\\S.*\\s+never`));
+    expect(
+      (await appliance(['token', 'create', '--name', 'x', '--role', 'root', '--socket', s.socket])).code,
+    ).toBe(2);
+    const bad = await appliance([
+      'token',
+      'revoke',
+      '00000000-0000-4000-8000-000000000000',
+      '--socket',
+      s.socket,
+    ]);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/^token_not_found: /);
+    expect((await appliance(['token', 'revoke', id, '--socket', s.socket])).code).toBe(0);
+    expect((await s.call('GET', '/tokens', undefined, { via: 'unix' })).body.tokens).toEqual([]);
+  });
+});
+
+describe('HTTPS with --url and APPLIANCE_TOKEN', () => {
+  let s: Sandbox;
+  let tls: ReturnType<typeof makeTlsFiles>;
+  let token: string;
+  beforeAll(async () => {
+    tls = makeTlsFiles();
+    s = await startSandbox({
+      admin: false,
+      config: { tls: 'on', tlsCert: tls.cert, tlsKey: tls.key, logLevel: 'silent' },
+    });
+    await appliance(['admin', 'create', '--username', 'admin', '--password-stdin', '--socket', s.socket], {
+      input: 'correct horse',
+    });
+    token = (await appliance(['token', 'create', '--name', 'laptop', '--socket', s.socket])).stdout.trim();
+  });
+  afterAll(async () => {
+    await s?.close();
+    fs.rmSync(tls.dir, { recursive: true, force: true });
+  });
+
+  it('works with the CA given, refuses a wrong token (1) and an untrusted certificate (3)', async () => {
+    expect(s.url).toMatch(/^https:\/\/127\.0\.0\.1:/);
+    const ok = await appliance(['users', 'list', '--url', s.url, '--ca', tls.ca, '--json'], {
+      env: { APPLIANCE_TOKEN: token },
+    });
+    expect(ok.code).toBe(0);
+    expect(JSON.parse(ok.stdout).users.map((u: { username: string }) => u.username)).toEqual(['admin']);
+    const viaEnv = await appliance(['users', 'list'], {
+      env: { APPLIANCE_URL: s.url, APPLIANCE_CA: tls.ca, APPLIANCE_TOKEN: token },
+    });
+    expect(viaEnv.code).toBe(0);
+    expect(viaEnv.stdout).toMatch(/^USERNAME\s+ROLE/);
+    const wrong = await appliance(['users', 'list', '--url', s.url, '--ca', tls.ca], {
+      env: { APPLIANCE_TOKEN: `apat_${'0'.repeat(64)}` },
+    });
+    expect(wrong.code).toBe(1);
+    expect(wrong.stderr).toMatch(/^unauthorized: /);
+    const untrusted = await appliance(['users', 'list', '--url', s.url], { env: { APPLIANCE_TOKEN: token } });
+    expect(untrusted.code).toBe(3);
+    expect(untrusted.stderr).toContain('--ca');
+    expect((await appliance(['users', 'list', '--url', 'ftp://x'])).code).toBe(2);
+  });
+});
+
+describe('serve', () => {
+  it("hands over to the service's launcher: it listens, answers the CLI, and stops on SIGTERM", async () => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'appliance-cli-serve-'));
+    const socket = path.join(root, 'run', 'x.sock');
+    const child = spawn(
+      process.execPath,
+      [
+        '--conditions=@appliance/source',
+        CLI,
+        'serve',
+        '--root',
+        root,
+        '--listen',
+        '127.0.0.1:0',
+        '--socket',
+        socket,
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env['PATH'] ?? '' } },
+    );
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d));
+    child.stderr.on('data', (d: Buffer) => (out += d));
+    const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+    try {
+      const end = Date.now() + 30_000;
+      while (!out.includes('"msg":"listening"')) {
+        if (Date.now() > end) throw new Error(`no listening line: ${out}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      const r = await appliance(
+        ['admin', 'create', '--username', 'admin', '--password-stdin', '--socket', socket],
+        {
+          input: 'correct horse',
+        },
+      );
+      expect(r.code).toBe(0);
+    } finally {
+      child.kill('SIGTERM');
+    }
+    expect(await exited).toBe(0);
+    fs.rmSync(root, { recursive: true, force: true });
+  });
+});

@@ -1,0 +1,230 @@
+/**
+ * notifications, templates and config commands against a real server (templates with a private
+ * dockerd): a success, a refusal with the API's message (exit 1) and a usage error (exit 2) each;
+ * --json equal to the API's answer.
+ */
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { type Sandbox, startSandbox } from '@appliance/api-server/testing';
+import { type PrivateDockerd, requirePrerequisites, startPrivateDockerd } from '@appliance/lab';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { appliance, onTerminal } from './support.ts';
+
+let s: Sandbox;
+let dockerd: PrivateDockerd;
+let receiver: http.Server;
+let receiverUrl = '';
+let failing = false;
+const received: string[] = [];
+const previousDockerHost = process.env['DOCKER_HOST'];
+const cli = (...args: string[]) => appliance([...args, '--socket', s.socket]);
+const api = async (p: string) => (await s.call('GET', p, undefined, { via: 'unix' })).body;
+
+beforeAll(async () => {
+  await requirePrerequisites({ root: true, tools: ['dockerd', 'docker'] });
+  dockerd = await startPrivateDockerd();
+  process.env['DOCKER_HOST'] = dockerd.host;
+  s = await startSandbox({ config: { logLevel: 'silent' } });
+  receiver = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (d: Buffer) => (body += d));
+    req.on('end', () => {
+      received.push(body);
+      res.writeHead(failing ? 500 : 204).end();
+    });
+  });
+  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+  receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+}, 180_000);
+
+afterAll(async () => {
+  receiver?.close();
+  await s?.close();
+  await dockerd?.stop();
+  if (previousDockerHost === undefined) delete process.env['DOCKER_HOST'];
+  else process.env['DOCKER_HOST'] = previousDockerHost;
+});
+
+describe('notifications channels', () => {
+  it('add: a webhook (0), a taken name (1), a missing --endpoint (2)', async () => {
+    const r = await cli(
+      'notifications',
+      'channels',
+      'add',
+      'ops',
+      '--type',
+      'webhook',
+      '--endpoint',
+      receiverUrl,
+    );
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^channel: +ops\ntype: +webhook\nenabled: +yes\nsecret: +none\n$/);
+    const taken = await cli(
+      'notifications',
+      'channels',
+      'add',
+      'OPS',
+      '--type',
+      'webhook',
+      '--endpoint',
+      receiverUrl,
+    );
+    expect(taken.code).toBe(1);
+    expect(taken.stderr).toMatch(/^notification_channel_exists: /);
+    const noUrl = await cli('notifications', 'channels', 'add', 'x', '--type', 'webhook');
+    expect(noUrl.code).toBe(2);
+    expect(noUrl.stderr).toContain('a webhook channel needs --endpoint');
+    expect((await cli('notifications', 'channels', 'add', 'x', '--type', 'pigeon')).code).toBe(2);
+  });
+
+  it('list: a table and --json', async () => {
+    const r = await cli('notifications', 'channels', 'list');
+    expect(r.stdout).toMatch(/^NAME\s+TYPE\s+ENABLED\s+SECRET\s+CREATED\nops\s+webhook\s+yes\s+none\s+/);
+    expect(JSON.parse((await cli('notifications', 'channels', 'list', '--json')).stdout)).toEqual(
+      await api('/notifications/channels'),
+    );
+  });
+
+  it('test: delivered (0), failed delivery (1), unknown channel (1), missing name (2)', async () => {
+    const ok = await cli('notifications', 'channels', 'test', 'ops');
+    expect(ok.code).toBe(0);
+    expect(ok.stdout).toBe('Test message sent to ops.\n');
+    expect(JSON.parse(received.at(-1)!).eventType).toBe('test');
+    failing = true;
+    const bad = await cli('notifications', 'channels', 'test', 'ops');
+    failing = false;
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/^delivery_failed: The test message to ops failed: .*500/);
+    const unknown = await cli('notifications', 'channels', 'test', 'nope');
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(/^notification_channel_not_found: /);
+    expect((await cli('notifications', 'channels', 'test')).code).toBe(2);
+  });
+});
+
+describe('notifications routing', () => {
+  it('list and show; --json equal to the API', async () => {
+    const r = await cli('notifications', 'routing', 'list');
+    expect(r.stdout).toMatch(/^EVENT\s+SEVERITY\s+CHANNELS\n/);
+    expect(r.stdout).toMatch(/\ndisk_offline\s+critical\s+-\n/);
+    expect(JSON.parse((await cli('notifications', 'routing', 'list', '--json')).stdout)).toEqual(
+      await api('/notifications/routing'),
+    );
+    const show = await cli('notifications', 'routing', 'show', 'disk_offline');
+    expect(show.stdout).toMatch(
+      /^event: +disk_offline\ndescription: +.+\nseverity: +critical \(default\)\nchannels: +-\n$/,
+    );
+    const unknown = await cli('notifications', 'routing', 'show', 'disk_on_fire');
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(/^[a-z_]+: /);
+  });
+
+  it('set by channel name, then reset; refusal (1) and usage errors (2)', async () => {
+    const set = await cli(
+      'notifications',
+      'routing',
+      'set',
+      'disk_offline',
+      '--severity',
+      'error',
+      '--channel',
+      'ops',
+    );
+    expect(set.code, set.stderr).toBe(0);
+    expect(set.stdout).toMatch(/\ndisk_offline\s+error \*\s+ops\n$/);
+    const entry = await api('/notifications/routing/disk_offline');
+    expect(entry).toMatchObject({ severity: 'error', isDefaultSeverity: false });
+    expect(entry.channelIds).toHaveLength(1);
+    const json = await cli('notifications', 'routing', 'reset', 'disk_offline', '--json');
+    expect(JSON.parse(json.stdout)).toEqual({
+      eventType: 'disk_offline',
+      severity: 'critical',
+      channelIds: [],
+      isDefaultSeverity: true,
+    });
+    expect(await api('/notifications/routing/disk_offline')).toEqual(JSON.parse(json.stdout));
+    const noChannel = await cli('notifications', 'routing', 'set', 'disk_offline', '--channel', 'pager');
+    expect(noChannel.code).toBe(1);
+    expect(noChannel.stderr).toMatch(/^notification_channel_not_found: /);
+    expect((await cli('notifications', 'routing', 'set', 'disk_offline', '--severity', 'loud')).code).toBe(2);
+    expect((await cli('notifications', 'routing', 'set', 'disk_offline')).code).toBe(2);
+    expect((await cli('notifications', 'routing', 'reset', 'disk_on_fire')).code).toBe(1);
+  });
+});
+
+describe('templates', () => {
+  it('list: the catalog; --json is GET /catalog', async () => {
+    const r = await cli('templates', 'list');
+    expect(r.stdout).toMatch(/^ID\s+TITLE\s+SOURCE\s+CATEGORIES\s+INSTALLED AS\n/);
+    expect(r.stdout).toMatch(/\njellyfin\s+Jellyfin\s+builtin\s+media\s+-\n/);
+    expect(JSON.parse((await cli('templates', 'list', '--json')).stdout)).toEqual(await api('/catalog'));
+  });
+
+  it('preview with --input; an unknown input is refused (1); a bad --input (2)', async () => {
+    const r = await cli('templates', 'preview', 'jellyfin', '--name', 'films', '--input', 'TZ=Europe/Vienna');
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^template: +builtin\/jellyfin \(revision \d+\)\n/);
+    expect(r.stdout).toMatch(/\nstack: +films\n/);
+    expect(r.stdout).toMatch(/\nTZ\s+Europe\/Vienna\s/);
+    const bad = await cli('templates', 'preview', 'jellyfin', '--input', 'COLOUR=red');
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/^invalid_template_input: The template jellyfin has no input COLOUR/);
+    expect((await cli('templates', 'preview', 'jellyfin', '--input', 'TZ')).code).toBe(2);
+    expect(fs.existsSync(path.join(s.root, 'var/lib/appliance/stacks/films'))).toBe(false);
+  });
+
+  it('install: the stack is written (0); the same name again (1); no template given (2)', async () => {
+    const r = await cli('templates', 'install', 'jellyfin', '--name', 'films', '--json');
+    expect(r.code, r.stderr).toBe(0);
+    const res = JSON.parse(r.stdout);
+    expect(res.stack).toMatchObject({ name: 'films', directory: '/var/lib/appliance/stacks/films' });
+    expect(fs.existsSync(path.join(s.root, 'var/lib/appliance/stacks/films/docker-compose.yml'))).toBe(true);
+    expect((await api('/stacks')).stacks.map((x: { name: string }) => x.name)).toContain('films');
+    const again = await cli('templates', 'install', 'jellyfin', '--name', 'films');
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(/^[a-z_]+: .*films/);
+    expect((await cli('templates', 'install')).code).toBe(2);
+  });
+});
+
+describe('config', () => {
+  it('export writes the archive atomically (0600); an existing file needs --force (2); preview reads it', async () => {
+    const out = path.join(s.root, 'backup.tar.zst');
+    const r = await cli('config', 'export', '--output', out);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/^Wrote .*backup\.tar\.zst \([\d.]+ KiB\)\.\n$/);
+    expect(fs.statSync(out).mode & 0o777).toBe(0o600);
+    const exists = await cli('config', 'export', '--output', out);
+    expect(exists.code).toBe(2);
+    expect(exists.stderr).toContain('--force');
+    const preview = await cli('config', 'preview', out);
+    expect(preview.code, preview.stderr).toBe(0);
+    expect(preview.stdout).toMatch(/^archive of: +\S+, (now|\d+ seconds? ago) \(app /);
+    expect(preview.stdout).toMatch(/\nschema: +same as this box\n/);
+    const json = await cli('config', 'preview', out, '--json');
+    expect(JSON.parse(json.stdout).archive.schemaVersion).toBe(JSON.parse(json.stdout).liveSchemaVersion);
+  });
+
+  it('export on a terminal shows the bytes received and the time taken', async () => {
+    const out = path.join(s.root, 'tty.tar.zst');
+    const r = await onTerminal(['config', 'export', '--output', out, '--socket', s.socket], []);
+    expect(r.code, r.screen).toBe(0);
+    expect(r.screen).toMatch(/exporting: [\d.]+ KiB \| \d+s/);
+    expect(r.screen).toContain(`Wrote ${out}`);
+    expect(fs.statSync(out).size).toBeGreaterThan(0);
+  });
+
+  it('export to standard output; preview of a file that is not an archive (1); of no file (2)', async () => {
+    const r = await appliance(['config', 'export', '--output', '-', '--socket', s.socket]);
+    expect(r.code).toBe(0);
+    expect(r.stdoutBytes.subarray(0, 4).toString('hex')).toBe('28b52ffd'); // zstd magic
+    const junk = path.join(s.root, 'junk.tar.zst');
+    fs.writeFileSync(junk, 'not an archive');
+    const bad = await cli('config', 'preview', junk);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/^[a-z_]+: .+/);
+    expect((await cli('config', 'preview', path.join(s.root, 'missing.tar.zst'))).code).toBe(2);
+  });
+});
