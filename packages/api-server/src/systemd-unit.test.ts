@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const UNIT = path.join(import.meta.dirname, '..', 'systemd', 'appliance.service');
 const LAUNCHER = path.join(import.meta.dirname, '..', 'bin', 'appliance');
-const INSTALLED_LAUNCHER = '/opt/appliance/app/node_modules/.bin/appliance';
+const INSTALLED_LAUNCHER = '/opt/appliance/app/node_modules/@appliance/api-server/bin/appliance';
 let dir: string;
 
 function verify(text: string) {
