@@ -4,7 +4,7 @@
 set -euo pipefail
 PACKAGES=(docker.io docker-compose mergerfs snapraid age xfsprogs btrfs-progs e2fsprogs exfatprogs
   dosfstools parted samba-common-bin zstd busybox-static openssl util-linux mount fdisk strace
-  shellcheck curl)
+  systemd shellcheck curl)
 missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -14,6 +14,7 @@ status=0
 pnpm exec turbo run build typecheck --output-logs=errors-only || status=$?
 if [ $status -eq 0 ]; then pnpm exec biome ci . --reporter=summary || status=$?; fi
 if [ $status -eq 0 ]; then bash tools/lint-shell.sh || status=$?; fi
+if [ $status -eq 0 ]; then node tools/lint-packages.mjs || status=$?; fi
 if [ $status -eq 0 ]; then pnpm exec turbo run test --concurrency=2 --continue --output-logs=full || status=$?; fi
 node tools/test-summary.mjs || true
 exit $status

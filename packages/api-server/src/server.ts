@@ -12,6 +12,7 @@ import {
   type CommandRunner,
   createCommandRunner,
   createHostPaths,
+  SOCKET_GROUP,
   systemClock,
   type InventoryReader,
 } from '@appliance/common';
@@ -244,7 +245,7 @@ async function listenUnix(app: Hono<AppEnv>, socketPath: string): Promise<net.Se
     server.once('error', reject);
     server.listen(socketPath, () => resolve());
   });
-  const gid = groupId('appliance');
+  const gid = groupId(SOCKET_GROUP);
   if (gid !== null) {
     fs.chownSync(socketPath, 0, gid);
     fs.chmodSync(socketPath, 0o660);

@@ -7,6 +7,7 @@ import { EXIT, EXIT_HELP, Refusal, UsageError } from './framework/exit.ts';
 import type { Io } from './framework/io.ts';
 import { Interrupted } from './framework/progress.ts';
 import { features } from './features/index.ts';
+import { doctor } from './features/doctor/index.ts';
 import { serve } from './features/serve/index.ts';
 
 const ABOUT = [
@@ -50,6 +51,7 @@ export async function run(argv: string[], io: Io): Promise<number> {
   const program = buildProgram(io);
   try {
     if (argv[0] === 'serve') return await serve(argv.slice(1));
+    if (argv[0] === 'doctor') return await doctor(argv.slice(1), io);
     await program.parseAsync(argv, { from: 'user' });
     return EXIT.ok;
   } catch (err) {

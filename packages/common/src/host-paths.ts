@@ -52,6 +52,9 @@ export const LOGICAL = {
   externalDisksDir: '/mnt/disks',
 } as const;
 
+/** The group the service gives its socket to (0660 root:appliance) when the group exists. */
+export const SOCKET_GROUP = 'appliance';
+
 export interface HostPathsOptions {
   root?: string;
   /**

@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { LOGICAL } from '@appliance/common';
+import { DOCTOR_HELP, doctorCommand } from '@appliance/doctor';
 import { ConfigError, loadConfig } from '../config.ts';
 import { StartupError, startServer } from '../server.ts';
 import { type SocketResponse, SocketUnavailable, socketRequest } from './socket-client.ts';
@@ -30,6 +31,7 @@ const HELP = `appliance — the storage appliance admin service
 
 Usage:
   appliance serve [--config PATH] [--root DIR] [--listen HOST:PORT] [--socket PATH] [--lab]
+  appliance doctor [--config PATH] [--root DIR] [--json]
   appliance admin create --username NAME [--password-stdin] [--socket PATH]
   appliance token create --name NAME [--role admin|viewer] [--expires-in SECONDS] [--socket PATH]
   appliance token list [--socket PATH]
@@ -38,7 +40,8 @@ Usage:
 
 Client commands talk to the Unix socket (--socket, else APPLIANCE_SOCKET, else ${LOGICAL.socket})
 and act as the local administrator. Exit status: 0 success, 1 the API answered an error,
-2 usage error, 3 socket missing or unreachable. Each command has --help.
+2 usage error, 3 socket missing or unreachable (doctor: 1 = a required check failed). Each command
+has --help.
 `;
 
 const COMMAND_HELP: Record<string, string> = {
@@ -46,6 +49,7 @@ const COMMAND_HELP: Record<string, string> = {
   Loads the configuration (file, then APPLIANCE_* variables, then these flags), checks the machine
   key, applies migrations and starts the TCP listener and the Unix socket. --lab lists loop devices
   as disks. Stops gracefully on SIGINT/SIGTERM.`,
+  doctor: DOCTOR_HELP,
   'admin create': `appliance admin create --username NAME [--password-stdin]
   Creates the one administrator (POST /setup/admin). On a terminal it asks for the password twice;
   otherwise --password-stdin reads it from standard input.`,
@@ -86,13 +90,14 @@ async function dispatch(argv: string[], io: Io, extra: CliCommand[]): Promise<nu
   const two = `${a} ${b ?? ''}`.trim();
   const wantsHelp = argv.includes('--help') || argv.includes('-h');
   const ext = extra.find((c) => c.words.join(' ') === two);
-  const helpText = COMMAND_HELP[a === 'serve' ? 'serve' : two] ?? ext?.help;
+  const helpText = COMMAND_HELP[a === 'serve' || a === 'doctor' ? a : two] ?? ext?.help;
   if (wantsHelp) {
     if (!helpText) throw new UsageError(`unknown command: ${argv.join(' ')}`);
     io.stdout.write(`${helpText}\n`);
     return EXIT.ok;
   }
   if (a === 'serve') return serve(argv.slice(1), io);
+  if (a === 'doctor') return doctorCommand(argv.slice(1), io, { loadConfig });
   const socketOf = (v: { socket?: string | undefined }) =>
     v.socket ?? io.env['APPLIANCE_SOCKET'] ?? LOGICAL.socket;
   if (ext) {

@@ -3,6 +3,7 @@ import { register as apps } from './apps/index.ts';
 import { register as audit } from './audit/index.ts';
 import { register as configArchive } from './config-archive/index.ts';
 import { register as disks } from './disks/index.ts';
+import { register as doctor } from './doctor/index.ts';
 import { register as events } from './events/index.ts';
 import { register as externalDisks } from './external-disks/index.ts';
 import { register as notifications } from './notifications/index.ts';
@@ -16,6 +17,7 @@ import { register as users } from './users/index.ts';
 /** Every feature's commands, in help order (one folder per feature, as the server's routes). */
 export const features: Register[] = [
   serve,
+  doctor,
   setup,
   tokens,
   users,

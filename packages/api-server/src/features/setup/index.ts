@@ -36,6 +36,8 @@ export function setupFeature(auth: Authenticator): Feature {
         responses: { 201: { description: 'The admin account', schema: v.object({ user: UserSchema }) } },
         handler: async ({ ctx, actor, body }) => {
           if (auth.adminExists()) throw setupComplete();
+          // Refuse before any side effect (the Unix and Samba account) when the name is taken.
+          checkNewUsername(ctx, ctx.db, body.username);
           const hash = await auth.passwords.hash(body.password);
           await ctx.hooks.sambaAccounts
             ?.setPassword(body.username.toLowerCase(), body.password)
@@ -55,7 +57,7 @@ export function setupFeature(auth: Authenticator): Feature {
             // users_one_admin is the last line of defence.
             const admin = db.select({ id: users.id }).from(users).where(eq(users.role, 'admin')).get();
             if (admin) throw setupComplete();
-            checkNewUsername(ctx, db, body.username);
+            checkNewUsername(ctx, db, body.username, { host: false });
             const inserted = db
               .insert(users)
               .values({

@@ -72,7 +72,7 @@ export function usersFeature(passwords: Passwords): Feature {
           }
           const now = ctx.clock.now().toISOString();
           const row = await ctx.writes.run((db) => {
-            checkNewUsername(ctx, db, body.username);
+            checkNewUsername(ctx, db, body.username, { host: false });
             const inserted = db
               .insert(users)
               .values({

@@ -58,7 +58,17 @@ export function hostAccountExists(ctx: AppContext, username: string): boolean {
   return text.split('\n').some((line) => line.split(':')[0] === lower);
 }
 
-export function checkNewUsername(ctx: AppContext, db: Db, username: string): void {
+/**
+ * Refuses a name taken by a user or by a host account. `host: false` skips the host check: inside
+ * the write transaction that follows the Samba side effect, the host account just created for
+ * this user (useradd) is no longer a reason to refuse (the check ran before it).
+ */
+export function checkNewUsername(
+  ctx: AppContext,
+  db: Db,
+  username: string,
+  options: { host?: boolean } = {},
+): void {
   if (usernameTaken(db, username)) {
     throw new AppError(
       409,
@@ -66,7 +76,7 @@ export function checkNewUsername(ctx: AppContext, db: Db, username: string): voi
       `A user named ${username} already exists (names are compared ignoring case).`,
     );
   }
-  if (hostAccountExists(ctx, username)) {
+  if (options.host !== false && hostAccountExists(ctx, username)) {
     throw new AppError(
       409,
       'username_unavailable',
