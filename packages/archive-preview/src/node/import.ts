@@ -77,8 +77,8 @@ export interface ImportDeps extends PreviewDeps {
   mounter: Mounter;
   /** Writes the `config.import` audit row on the live connection, inside the commit transaction. */
   auditRow(db: Database.Database, details: Record<string, unknown>): void;
-  /** Progress of each step (`done` once, after the last). */
-  onStep?(step: ImportStep, index: number, total: number): void;
+  /** Each step as it starts (`hostname` is the archive's). */
+  onStep?(progress: { step: ImportStep; index: number; total: number; hostname: string }): void;
   /** Fault injection for tests: runs before each step; a throw fails that step. */
   beforeStep?(step: ImportStep): void | Promise<void>;
   /** After the commit: the machine key the box runs with from now on when it was adopted. */
@@ -195,7 +195,7 @@ async function runSteps(deps: ImportDeps, input: StepInput): Promise<ImportRespo
   let index = 0;
   const enter = async (step: ImportStep) => {
     index += 1;
-    deps.onStep?.(step, index, total);
+    deps.onStep?.({ step, index, total, hostname: response.archive.hostname });
     await deps.beforeStep?.(step);
   };
 
