@@ -401,3 +401,62 @@ describe('the startup sweep after a crash', () => {
     expect(fs.existsSync(workDirs(sb.paths).state)).toBe(false);
   });
 });
+
+describe('schema versions', () => {
+  /** This build's migrations plus one newer migration that adds a column (a build from the future). */
+  function newerMigrations(base: Sandbox): string {
+    const dir = path.join(base.root, 'migrations-newer');
+    fs.cpSync(base.migrations.folder, dir, { recursive: true });
+    const journalFile = path.join(dir, 'meta', '_journal.json');
+    const journal = JSON.parse(fs.readFileSync(journalFile, 'utf8'));
+    const tag = `${String(journal.entries.length).padStart(4, '0')}_share_quota`;
+    fs.writeFileSync(path.join(dir, `${tag}.sql`), 'ALTER TABLE `shares` ADD `quota` integer;\n');
+    journal.entries.push({
+      idx: journal.entries.length,
+      version: '6',
+      when: journal.entries.at(-1).when + 1000,
+      tag,
+      breakpoints: true,
+    });
+    fs.writeFileSync(journalFile, JSON.stringify(journal));
+    return dir;
+  }
+  const noDisks = { read: async () => ({ labMode: true, bootResolved: true, disks: [] }) } as never;
+
+  it('an older archive on a fresh install is upgraded and imported (schemaUpgrade true)', async () => {
+    const base = sandbox({ seed: false });
+    const dir = newerMigrations(base);
+    const old = sandbox();
+    const archive = await old.exportArchive();
+    const fresh = sandbox({ migrationsDir: dir, key: old.key, array: false, seed: false });
+    const { response, error } = await runImport(deps(fresh, { inventory: noDisks }), archive, {
+      confirmation: 'RESTORE nas',
+      passphrase: PASS,
+    });
+    expect(error).toBeUndefined();
+    expect(response?.schemaUpgrade).toBe(true);
+    expect(fresh.db.prepare('SELECT name, quota FROM shares ORDER BY name').all()).toEqual([
+      { name: 'media', quota: null },
+      { name: 'photos', quota: null },
+    ]);
+    expect(fresh.db.prepare('SELECT username FROM users ORDER BY username').pluck().all()).toEqual([
+      'admin',
+      'alice',
+    ]);
+  });
+
+  it('a newer archive is refused as the preview says (archive_newer_version), nothing written', async () => {
+    const base = sandbox({ seed: false });
+    const dir = newerMigrations(base);
+    const future = sandbox({ migrationsDir: dir, seed: false });
+    const archive = await future.exportArchive();
+    const live = sandbox({ array: false });
+    const before = { db: dumpDatabase(live.db), tree: everything(live) };
+    const { error } = await runImport(deps(live, { inventory: noDisks }), archive, {
+      confirmation: 'RESTORE appliance',
+    });
+    expect([error?.status, error?.code]).toEqual([409, 'archive_newer_version']);
+    expect(dumpDatabase(live.db)).toBe(before.db);
+    expect(everything(live)).toEqual(before.tree);
+  });
+});
