@@ -233,6 +233,15 @@ export async function recoverImport(
   unmount: (real: string) => Promise<void>,
 ): Promise<RecoveryOutcome> {
   const dirs = workDirs(paths);
+  // A pre-import archive cut off by the crash (a finished one stays: it is a valid backup).
+  const partial = (() => {
+    try {
+      return fs.readdirSync(paths.backupsDir).filter((n) => /^\.pre-import-.*\.tmp$/.test(n));
+    } catch {
+      return [];
+    }
+  })();
+  for (const name of partial) fs.rmSync(path.join(paths.backupsDir, name), { force: true });
   let journal: ImportJournal | null = null;
   try {
     journal = JSON.parse(fs.readFileSync(dirs.journal, 'utf8')) as ImportJournal;
@@ -240,7 +249,7 @@ export async function recoverImport(
     journal = null;
   }
   if (!journal) {
-    if (!exists(dirs.state) && !exists(dirs.etc)) return 'none';
+    if (!exists(dirs.state) && !exists(dirs.etc)) return partial.length > 0 ? 'cleaned' : 'none';
     removeWork(dirs);
     return 'cleaned';
   }
