@@ -367,6 +367,10 @@ describe('config import through the real server', () => {
       await b.call('PUT', '/settings', { hostname: 'x', timezone: 'UTC' }),
       await b.call('POST', '/config/export', undefined, { raw: '' }),
       await b.call('POST', '/tokens', { name: 'x', role: 'admin' }),
+      // the long operations: template install, share data delete, external disk format
+      await b.call('POST', '/templates/jellyfin/install', {}),
+      await b.call('POST', '/shares/media/data/delete', { confirmation: 'media' }),
+      await b.call('POST', '/disks/external/backup/format', { confirmation: 'FORMAT backup', filesystem: 'ext4' }),
     ];
     for (const r of during) expect([r.status, r.body.code]).toEqual([409, 'import_in_progress']);
     expect((await b.call('GET', '/users')).status).toBe(200);
