@@ -4,6 +4,7 @@
  * them; a mapping that names an absent or replaced disk is refused with nothing written.
  */
 import { execFile } from 'node:child_process';
+import fsSync from 'node:fs';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -181,4 +182,108 @@ describe('fresh install with loop disks and a diskMapping', () => {
     expect(stdout).not.toContain(b.root);
     expect(snapshot(b)).toEqual(before);
   });
+});
+
+describe('a disk full during the import (a small loop filesystem as the box root)', () => {
+  let imageDir: string;
+  let disk: LoopDisk | null = null;
+  let mountDir: string;
+  const boxes: Sandbox[] = [];
+  let archive: Buffer;
+
+  beforeAll(async () => {
+    await requirePrerequisites({ root: true, tools: ['losetup', 'mkfs.ext4', 'mount', 'umount'] });
+    imageDir = await fs.mkdtemp(path.join(os.tmpdir(), 'import-full-lab-'));
+    disk = await createLoopDisk({ sizeBytes: 96 * MiB, filesystem: 'ext4', imageDir });
+    mountDir = path.join(imageDir, 'mnt');
+    await fs.mkdir(mountDir);
+    await run('mount', [disk.device, mountDir]);
+    const source = await startSandbox();
+    boxes.push(source);
+    expect(
+      (
+        await source.call('PUT', '/settings', {
+          hostname: 'nas-a',
+          timezone: 'UTC',
+          backupPassphrase: 'full disk passphrase',
+        })
+      ).status,
+    ).toBe(200);
+    await fs.writeFile(path.join(source.root, 'etc/appliance/a.custom.conf'), 'a\n');
+    const stack = path.join(source.root, 'var/lib/appliance/stacks/web');
+    await fs.mkdir(stack, { recursive: true });
+    await fs.writeFile(path.join(stack, 'docker-compose.yml'), 'services: {}\n');
+    await fs.writeFile(path.join(stack, '.env'), 'X=1\n', { mode: 0o600 });
+    const r = await rawRequest({ socket: source.socket }, 'POST', '/config/export', Buffer.alloc(0));
+    expect(r.status).toBe(200);
+    archive = r.body;
+  }, 120_000);
+
+  afterAll(async () => {
+    for (const s of boxes) await s.close();
+    if (mountDir) await run('umount', [mountDir]).catch(() => undefined);
+    await disk?.destroy();
+    if (imageDir) await fs.rm(imageDir, { recursive: true, force: true });
+  });
+
+  /** Writes zeros until the filesystem is full (root may use the reserved blocks too). */
+  function fill(file: string): void {
+    const fdNum = fsSync.openSync(file, 'w');
+    try {
+      for (const size of [MiB, 4096, 1]) {
+        const buf = Buffer.alloc(size);
+        try {
+          for (;;) fsSync.writeSync(fdNum, buf);
+        } catch (err) {
+          if ((err as NodeJS.ErrnoException).code !== 'ENOSPC') throw err;
+        }
+      }
+    } finally {
+      fsSync.closeSync(fdNum);
+    }
+  }
+
+  for (const step of ['swap_files', 'regenerate_samba', 'commit']) {
+    it(`full from ${step} on: 500 import_failed with that step, the box exactly as before`, async () => {
+      const root = path.join(mountDir, `box-${step}`);
+      const filler = path.join(mountDir, `filler-${step}`);
+      const b = await startSandbox({
+        root,
+        // The box's state directory rests on the loop disk, which a non-lab inventory cannot place:
+        // a host without other disks.
+        start: {
+          inventory: { read: async () => ({ labMode: false, bootResolved: true, disks: [] }) } as never,
+        },
+        hooks: {
+          importFault: (s: string) => {
+            if (s === step) fill(filler);
+          },
+        },
+      });
+      boxes.push(b);
+      await fs.writeFile(path.join(root, 'etc/appliance/b.custom.conf'), 'b\n');
+      const snap = () => ({
+        db: b.dumpDatabase(),
+        tree: treeListing(root, [path.join(root, 'var/lib/appliance/tmp')]),
+      });
+      const before = snap();
+      const body = importBody(archive, { confirmation: 'RESTORE nas-a', passphrase: 'full disk passphrase' });
+      const r = await rawRequest({ socket: b.socket }, 'POST', '/config/import', body.body, {
+        'content-type': body.contentType,
+      });
+      await fs.rm(filler, { force: true });
+      expect([r.status, r.json().code, r.json().details]).toEqual([500, 'import_failed', { step }]);
+      expect(snap()).toEqual(before);
+      // With space again, the same import goes through.
+      const again = importBody(archive, {
+        confirmation: 'RESTORE nas-a',
+        passphrase: 'full disk passphrase',
+      });
+      b.server.ctx.hooks.importFault = undefined;
+      const ok = await rawRequest({ socket: b.socket }, 'POST', '/config/import', again.body, {
+        'content-type': again.contentType,
+      });
+      expect(ok.status, ok.body.toString()).toBe(200);
+    });
+  }
 });

@@ -370,7 +370,10 @@ describe('config import through the real server', () => {
       // the long operations: template install, share data delete, external disk format
       await b.call('POST', '/templates/jellyfin/install', {}),
       await b.call('POST', '/shares/media/data/delete', { confirmation: 'media' }),
-      await b.call('POST', '/disks/external/backup/format', { confirmation: 'FORMAT backup', filesystem: 'ext4' }),
+      await b.call('POST', '/disks/external/backup/format', {
+        confirmation: 'FORMAT backup',
+        filesystem: 'ext4',
+      }),
     ];
     for (const r of during) expect([r.status, r.body.code]).toEqual([409, 'import_in_progress']);
     expect((await b.call('GET', '/users')).status).toBe(200);
