@@ -44,6 +44,8 @@ export interface AppContext {
 export interface Hooks {
   /** Regenerate smb.conf (set by the shares feature). Throws AppError 500 smb_regeneration_failed. */
   regenerateSamba: () => Promise<void>;
+  /** Asks Samba to reload smb.conf written by someone else (the config import); set by shares. */
+  reloadSamba?: () => void;
   /** Whether a share data delete runs for this share (set by the share-data feature). */
   shareDataDeleteRunning: (shareName: string) => boolean;
   /** Samba/Unix account adapter (set when wired; absent in a sandbox). */

@@ -112,6 +112,8 @@ export function importDeps(
         ctx.machineKeyCheck = machineKeyCheck(adoptedKey);
       }
       options.onAccountsReplaced();
+      // smb.conf was swapped in by the import: Samba reloads it (on a real host only).
+      ctx.hooks.reloadSamba?.();
     },
     log: (message, fields) => ctx.logger.error(message, fields),
   };
