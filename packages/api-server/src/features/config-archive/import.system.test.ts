@@ -407,3 +407,86 @@ describe('config import through the real server', () => {
     expect((await w2).status).toBe(204);
   });
 });
+
+describe('schema versions through the real server', () => {
+  const boxes: Sandbox[] = [];
+  afterAll(async () => {
+    for (const s of boxes) await s.close();
+  });
+
+  /** A database at the first migration only (an older release), with a few rows, as state.db bytes. */
+  async function olderStateDb(dir: string): Promise<Buffer> {
+    const { default: Database } = await import('better-sqlite3');
+    const { drizzle } = await import('drizzle-orm/better-sqlite3');
+    const { migrate } = await import('drizzle-orm/better-sqlite3/migrator');
+    const { MIGRATIONS_DIR } = await import('../../db/open.ts');
+    const folder = path.join(dir, 'migrations-0000');
+    fs.cpSync(MIGRATIONS_DIR, folder, { recursive: true });
+    const journalFile = path.join(folder, 'meta', '_journal.json');
+    const journal = JSON.parse(fs.readFileSync(journalFile, 'utf8'));
+    journal.entries = journal.entries.slice(0, 1);
+    fs.writeFileSync(journalFile, JSON.stringify(journal));
+    const file = path.join(dir, 'old.db');
+    const db = new Database(file);
+    migrate(drizzle(db), { migrationsFolder: folder });
+    const t = '2026-01-01T00:00:00.000Z';
+    db.prepare(
+      "insert into settings (id, hostname, timezone, backup_passphrase, updated_at) values (1, 'old-nas', 'UTC', null, ?)",
+    ).run(t);
+    db.prepare(
+      "insert into users values ('8b0f0a5e-0000-4000-8000-000000000001', 'olduser', 'viewer', null, ?, ?)",
+    ).run(t, t);
+    db.prepare(
+      "insert into audit_log (at, actor, operation, target, outcome) values (?, 'x', 'y', 'z', 'ok')",
+    ).run(t);
+    db.pragma('journal_mode = DELETE');
+    db.close();
+    return fs.readFileSync(file);
+  }
+
+  it('an older archive on a fresh box is upgraded by the real migrations (schemaUpgrade true)', async () => {
+    const { craftArchive } = await import('@appliance/archive-preview/test-support');
+    const b = await startSandbox({ admin: false });
+    boxes.push(b);
+    const old = craftArchive({ 'state.db': await olderStateDb(b.root) });
+    const r = await importTo({ socket: b.socket }, old, { confirmation: 'RESTORE nas' });
+    expect(r.status, r.body.toString()).toBe(200);
+    expect(r.json().schemaUpgrade).toBe(true);
+    const users = b.server.ctx.sqlite.prepare('select username from users').pluck().all();
+    expect(users).toEqual(['olduser']);
+    expect(b.server.ctx.sqlite.prepare('select hostname from settings').pluck().get()).toBe('old-nas');
+    // The live history stays: the old archive's audit row is not restored, the import's is appended.
+    const ops = b.server.ctx.sqlite.prepare('select operation from audit_log order by id').pluck().all();
+    expect(ops).toEqual(['config.import']);
+  });
+
+  it('a newer archive is refused with archive_newer_version, nothing written (fresh and in place)', async () => {
+    const { repack } = await import('@appliance/archive-preview/test-support');
+    const { default: Database } = await import('better-sqlite3');
+    const a = await startSandbox();
+    boxes.push(a);
+    const base = await rawRequest({ socket: a.socket }, 'POST', '/config/export', Buffer.alloc(0));
+    const newer = await repack(base.body, (files) => {
+      const file = path.join(a.root, 'newer.db');
+      fs.writeFileSync(file, files.get('state.db')!);
+      const db = new Database(file);
+      db.prepare('insert into __drizzle_migrations (hash, created_at) values (?, ?)').run(
+        'f'.repeat(64),
+        9_999_999_999_999,
+      );
+      db.close();
+      files.set('state.db', fs.readFileSync(file));
+    });
+    const fresh = await startSandbox({ admin: false });
+    boxes.push(fresh);
+    const inPlace = await startSandbox();
+    boxes.push(inPlace);
+    seedArray(inPlace);
+    for (const box of [fresh, inPlace]) {
+      const before = snapshot(box);
+      const r = await importTo({ socket: box.socket }, newer, { confirmation: 'RESTORE nas' });
+      expect([r.status, r.json().code]).toEqual([409, 'archive_newer_version']);
+      expect(snapshot(box)).toEqual(before);
+    }
+  });
+});
