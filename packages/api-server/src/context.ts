@@ -8,6 +8,7 @@ import type { Logger } from './logger.ts';
 import type { AuditLog } from './services/audit.ts';
 import type { EventBus } from './services/events.ts';
 import type { KeyedLocks } from './services/locks.ts';
+import type { OperationGate } from './services/operation-gate.ts';
 
 /**
  * Everything a route handler may use. Built once at startup (createContext) and passed to every
@@ -30,6 +31,8 @@ export interface AppContext {
   audit: AuditLog;
   events: EventBus;
   locks: KeyedLocks;
+  /** The import lock: every write and long operation passes it (http/app.ts, 08 §14). */
+  gate: OperationGate;
   /** Fresh disk inventory on every call (lab mode from the configuration). */
   inventory: InventoryReader;
   /** Hooks features register for each other (e.g. smb.conf regeneration after a user delete). */
@@ -41,6 +44,8 @@ export interface AppContext {
 export interface Hooks {
   /** Regenerate smb.conf (set by the shares feature). Throws AppError 500 smb_regeneration_failed. */
   regenerateSamba: () => Promise<void>;
+  /** Asks Samba to reload smb.conf written by someone else (the config import); set by shares. */
+  reloadSamba?: () => void;
   /** Whether a share data delete runs for this share (set by the share-data feature). */
   shareDataDeleteRunning: (shareName: string) => boolean;
   /** Samba/Unix account adapter (set when wired; absent in a sandbox). */
@@ -48,6 +53,8 @@ export interface Hooks {
     setPassword(username: string, password: string): Promise<void>;
     remove(username: string): Promise<void>;
   };
+  /** Test fault injection: runs before each config import step; a throw fails that step. */
+  importFault?: (step: string) => void | Promise<void>;
   /** Raise a notification event (set by the notifications feature). */
   raise?: (event: { eventType: string; title: string; message: string }) => Promise<void>;
 }

@@ -16,6 +16,7 @@ import {
   systemClock,
   type InventoryReader,
 } from '@appliance/common';
+import { readCommitMarker, recoverImport } from '@appliance/archive-preview';
 import { createSambaAccounts } from '@appliance/shares';
 import { eq } from 'drizzle-orm';
 import type { Hono } from 'hono';
@@ -39,6 +40,7 @@ import { AuditLog } from './services/audit.ts';
 import { Authenticator } from './services/auth.ts';
 import { EventBus } from './services/events.ts';
 import { KeyedLocks } from './services/locks.ts';
+import { OperationGate } from './services/operation-gate.ts';
 import { Lockout } from './services/lockout.ts';
 import { Passwords } from './services/passwords.ts';
 
@@ -81,6 +83,18 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   // is the first to create it.
   fs.mkdirSync(paths.stacksDir, { recursive: true, mode: 0o755 });
 
+  // A config import interrupted by a crash is rolled back or finished before anything reads the
+  // machine key or the database (08 §14; see docs/decisions/config-archive.md).
+  const runner = options.runner ?? createCommandRunner();
+  const recovered = await recoverImport(
+    paths,
+    () => readCommitMarker(paths.database),
+    async (real) => {
+      await runner.run('umount', [real], { timeoutMs: 60_000 });
+    },
+  );
+  if (recovered !== 'none') logger.info('config import interrupted by a restart', { outcome: recovered });
+
   const databaseExists = fs.existsSync(paths.database);
   let key: Buffer;
   try {
@@ -106,7 +120,6 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       .values({ id: 1, hmac: check, createdAt: clock.now().toISOString() })
       .run();
 
-  const runner = options.runner ?? createCommandRunner();
   const hooks: Hooks = {
     regenerateSamba: async () => undefined,
     shareDataDeleteRunning: () => false,
@@ -136,6 +149,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     audit: new AuditLog(() => clock.now(), opened.sqlite),
     events: new EventBus(),
     locks: new KeyedLocks(),
+    gate: new OperationGate(),
     inventory: options.inventory ?? defaultInventory(paths, runner, config),
     hooks,
     random: { uuid: randomUUID, bytes: randomBytes },

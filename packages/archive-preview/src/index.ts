@@ -22,3 +22,7 @@ export * from './node/temp-dir.ts';
 export * from './node/export.ts';
 export * from './node/preview.ts';
 export * from './node/upload.ts';
+export * from './core/import-plan.ts';
+export * from './node/import-swap.ts';
+export * from './node/import-db.ts';
+export * from './node/import.ts';

@@ -2,7 +2,7 @@ import type { Authenticator } from '../services/auth.ts';
 import type { Passwords } from '../services/passwords.ts';
 import { feature as apps } from './apps/index.ts';
 import { auditFeature } from './audit/index.ts';
-import { feature as configArchive } from './config-archive/index.ts';
+import { configArchiveFeature } from './config-archive/index.ts';
 import { feature as disks } from './disks/index.ts';
 import { docsFeature } from './docs/index.ts';
 import { eventsFeature } from './events/index.ts';
@@ -33,7 +33,7 @@ export function allFeatures(auth: Authenticator, passwords: Passwords, version: 
     disks,
     externalDisks,
     apps,
-    configArchive,
+    configArchiveFeature(auth),
   ];
   const docs = docsFeature(() => features.flatMap((f) => f.routes), version);
   return [...features, docs];

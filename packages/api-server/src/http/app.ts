@@ -125,9 +125,14 @@ async function handle(
     const body =
       route.body && route.bodyKind !== 'raw' ? validate(route.body, parseJson(rawBody!, c), '') : undefined;
 
-    // 8. the operation
-    const result = await route.handler({ ctx, actor, params, query, body, transport, c });
-    response = toResponse(c, result);
+    // 8. the operation, through the import lock unless it is a plain read (08 §14)
+    const leave = c.req.method === 'GET' || route.gate === 'self' ? null : ctx.gate.enter();
+    try {
+      const result = await route.handler({ ctx, actor, params, query, body, transport, c });
+      response = toResponse(c, result);
+    } finally {
+      leave?.();
+    }
   } catch (err) {
     response = errorResponse(c, err, ctx.logger);
   }

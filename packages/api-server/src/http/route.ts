@@ -47,6 +47,11 @@ export interface RouteSpec<
   ungated?: boolean;
   /** Served on the Unix socket before an admin exists (config import preview and import). */
   socketBeforeSetup?: boolean;
+  /**
+   * The import lock (services/operation-gate.ts): every non-GET route passes it, and answers
+   * `409 import_in_progress` during an import; `self` = the route manages it (the import itself).
+   */
+  gate?: 'self';
   /** Also accept `Authorization: Basic` (only POST /tokens). */
   allowBasic?: boolean;
   responses: Record<number, ResponseSpec>;

@@ -112,6 +112,8 @@ export interface SecretsResolution {
   /** The opened payloads, for the files plan and the import. */
   secrets: SecretsPayload | null;
   machineKey: Buffer | null;
+  /** The passphrase tried (sent, configured or ""): the import re-seals the backup passphrase with it. */
+  passphrase: string;
 }
 
 export function resolveSecrets(input: {
@@ -129,7 +131,13 @@ export function resolveSecrets(input: {
     stacks: status === 'opened' ? [] : [...input.archiveStacks],
   });
   if (!hasSecrets && !hasIdentity) {
-    return { report: withStacks('none', 'none'), error: null, secrets: null, machineKey: null };
+    return {
+      report: withStacks('none', 'none'),
+      error: null,
+      secrets: null,
+      machineKey: null,
+      passphrase: '',
+    };
   }
   if (choice.passphrase === '') {
     return {
@@ -137,6 +145,7 @@ export function resolveSecrets(input: {
       error: null,
       secrets: null,
       machineKey: null,
+      passphrase: '',
     };
   }
   let unreadable: AppError | null = null;
@@ -166,5 +175,5 @@ export function resolveSecrets(input: {
     else identity = 'passphrase_incorrect';
   }
   const error = unreadable ?? (refused ? backupPassphraseIncorrect() : null);
-  return { report: withStacks(status, identity), error, secrets, machineKey };
+  return { report: withStacks(status, identity), error, secrets, machineKey, passphrase: choice.passphrase };
 }

@@ -322,10 +322,6 @@ class TarSink extends Writable {
   private consumeFile(name: string, entry: ReadEntry): void {
     const hash: Hash = createHash('sha256');
     const chunks: Buffer[] | null = IN_MEMORY.has(name) ? [] : null;
-    entry.on('data', (c: Buffer) => {
-      hash.update(c);
-      chunks?.push(c);
-    });
     const sinks: fs.WriteStream[] = [];
     if (name === 'state.db') sinks.push(fs.createWriteStream(this.stateDbPath, { flags: 'wx', mode: 0o600 }));
     if (this.options.extractTo) {
@@ -335,7 +331,6 @@ class TarSink extends Writable {
     }
     for (const ws of sinks) {
       this.streams.push(ws);
-      entry.pipe(ws);
       const written = new Promise<void>((resolve, reject) => {
         ws.on('close', () => resolve());
         ws.on('error', (err) => reject(err));
@@ -343,7 +338,26 @@ class TarSink extends Writable {
       written.catch(() => undefined);
       this.pending.push(written);
     }
+    // One 'data' listener feeds the hash and every sink: the entry may hold buffered body bytes
+    // when its 'entry' event fires (the parser queues entries), and the first listener or pipe
+    // attached would take them all.
+    let waiting = 0;
+    entry.on('data', (c: Buffer) => {
+      hash.update(c);
+      chunks?.push(c);
+      for (const ws of sinks) {
+        if (!ws.write(c)) {
+          waiting += 1;
+          entry.pause();
+          ws.once('drain', () => {
+            waiting -= 1;
+            if (waiting === 0) entry.resume();
+          });
+        }
+      }
+    });
     entry.on('end', () => {
+      for (const ws of sinks) ws.end();
       const digest = hash.digest('hex');
       if (name !== 'manifest.json') this.files.set(name, digest);
       if (chunks) this.memory.set(name, Buffer.concat(chunks));

@@ -13,7 +13,17 @@ import { LIMITS } from '../core/limits.ts';
 export interface Upload<T> {
   result: T;
   passphrase: string | undefined;
+  /** The extra text parts the caller allowed (the import's `confirmation`, `diskMapping`), as sent. */
+  fields: Record<string, string>;
 }
+
+export interface UploadOptions {
+  /** Text parts allowed beside `archive` and `passphrase`, each at most once (≤ 64 KiB each). */
+  fields?: readonly string[];
+}
+
+/** Largest extra text part (a 512-entry `diskMapping` is ~40 KiB of JSON). */
+const EXTRA_FIELD_BYTES = 64 * 1024;
 
 const issue = (path: string, message: string): AppError => badRequest([{ path, message }]);
 
@@ -34,13 +44,17 @@ export function receiveUpload<T>(
   headers: IncomingHttpHeaders,
   body: Readable,
   onArchive: (archive: Readable) => Promise<T>,
+  options: UploadOptions = {},
 ): Promise<Upload<T>> {
+  const extra = options.fields ?? [];
+  const allowed = ['archive', 'passphrase', ...extra].map((n) => `"${n}"`).join(', ');
   return new Promise<Upload<T>>((resolve, reject) => {
     let failed = false;
     let archive: Readable | null = null;
     let archivePromise: Promise<T> | null = null;
     let passphrase: string | undefined;
     let passphraseSeen = false;
+    const fields: Record<string, string> = {};
     let bodyDone = false;
 
     let bb: busboy.Busboy;
@@ -48,7 +62,13 @@ export function receiveUpload<T>(
       checkContentLength(headers);
       bb = busboy({
         headers,
-        limits: { fieldSize: 4096 + 1, fieldNameSize: 256, fields: 16, files: 16, parts: 32 },
+        limits: {
+          fieldSize: (extra.length > 0 ? EXTRA_FIELD_BYTES : 4096) + 1,
+          fieldNameSize: 256,
+          fields: 16,
+          files: 16,
+          parts: 32,
+        },
       });
     } catch (err) {
       if (err instanceof AppError) return reject(err);
@@ -91,9 +111,9 @@ export function receiveUpload<T>(
         return fail(
           issue(
             name,
-            name === 'passphrase'
-              ? 'The passphrase must be sent as a text field, not a file.'
-              : `Unknown part "${name}": send only "archive" and "passphrase".`,
+            name === 'passphrase' || extra.includes(name)
+              ? `The part "${name}" must be sent as a text field, not a file.`
+              : `Unknown part "${name}": send only ${allowed}.`,
           ),
         );
       }
@@ -109,8 +129,14 @@ export function receiveUpload<T>(
     bb.on('field', (name, value, info) => {
       if (failed) return;
       if (name === 'archive') return fail(issue('archive', 'The archive must be sent as a file part.'));
-      if (name !== 'passphrase')
-        return fail(issue(name, `Unknown part "${name}": send only "archive" and "passphrase".`));
+      if (extra.includes(name)) {
+        if (name in fields) return fail(issue(name, `Send "${name}" at most once.`));
+        if (info.valueTruncated || Buffer.byteLength(value, 'utf8') > EXTRA_FIELD_BYTES)
+          return fail(issue(name, `"${name}" must be at most ${EXTRA_FIELD_BYTES} bytes.`));
+        fields[name] = value;
+        return;
+      }
+      if (name !== 'passphrase') return fail(issue(name, `Unknown part "${name}": send only ${allowed}.`));
       if (passphraseSeen) return fail(issue('passphrase', 'Send the passphrase at most once.'));
       passphraseSeen = true;
       if (info.valueTruncated || Buffer.byteLength(value, 'utf8') > 4096) {
@@ -122,16 +148,16 @@ export function receiveUpload<T>(
       passphrase = value;
     });
 
-    bb.on('partsLimit', () => fail(issue('', 'Too many parts: send only "archive" and "passphrase".')));
+    bb.on('partsLimit', () => fail(issue('', `Too many parts: send only ${allowed}.`)));
     bb.on('filesLimit', () => fail(issue('', 'Too many files: send the archive exactly once.')));
-    bb.on('fieldsLimit', () => fail(issue('', 'Too many fields: send only "passphrase".')));
+    bb.on('fieldsLimit', () => fail(issue('', 'Too many text parts.')));
     bb.on('error', () => fail(issue('', 'The multipart body is malformed or incomplete.')));
     bb.on('close', () => {
       if (failed) return;
       if (!archivePromise)
         return fail(issue('archive', 'The part "archive" (the .tar.zst file) is required.'));
       archivePromise.then((result) => {
-        if (!failed) resolve({ result, passphrase });
+        if (!failed) resolve({ result, passphrase, fields });
       }, fail);
     });
 

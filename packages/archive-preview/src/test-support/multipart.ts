@@ -29,3 +29,17 @@ export const previewBody = (archive: Uint8Array, passphrase?: string) =>
     { name: 'archive', filename: 'a.tar.zst', data: archive },
     ...(passphrase === undefined ? [] : [{ name: 'passphrase', value: passphrase }]),
   ]);
+
+/** An import body: the archive, the confirmation, and optionally a passphrase and a diskMapping. */
+export const importBody = (
+  archive: Uint8Array,
+  options: { confirmation?: string; passphrase?: string; diskMapping?: unknown } = {},
+) =>
+  multipart([
+    { name: 'archive', filename: 'a.tar.zst', data: archive },
+    ...(options.passphrase === undefined ? [] : [{ name: 'passphrase', value: options.passphrase }]),
+    ...(options.confirmation === undefined ? [] : [{ name: 'confirmation', value: options.confirmation }]),
+    ...(options.diskMapping === undefined
+      ? []
+      : [{ name: 'diskMapping', value: JSON.stringify(options.diskMapping) }]),
+  ]);

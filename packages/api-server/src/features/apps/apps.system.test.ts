@@ -531,3 +531,60 @@ describe('bad input: 4xx, details.input where an input is at fault, nothing writ
     expect(list.status).toBe(401);
   });
 });
+
+describe('config import of installed stacks (08 §14, issue 16)', () => {
+  it('a box restored from this one’s export has the same stacks: rows, files and .env with the generated secrets', async () => {
+    const { importBody } = await import('@appliance/archive-preview/test-support');
+    const { rawRequest } = await import('../config-archive/test-support.ts');
+    expect(
+      (
+        await call('PUT', '/settings', {
+          hostname: 'apps-a',
+          timezone: 'UTC',
+          backupPassphrase: 'apps passphrase 1',
+        })
+      ).status,
+    ).toBe(200);
+    // immich (generated DB_PASSWORD) was installed above; one more from the lab source.
+    expect((await call('POST', '/templates/porty/install', { name: 'porty-export' })).status).toBe(201);
+    const exported = await rawRequest({ socket: s.socket }, 'POST', '/config/export', Buffer.alloc(0));
+    expect(exported.status).toBe(200);
+    const b = await startSandbox({ admin: false });
+    try {
+      const body = importBody(exported.body, {
+        confirmation: 'RESTORE apps-a',
+        passphrase: 'apps passphrase 1',
+      });
+      const r = await rawRequest({ socket: b.socket }, 'POST', '/config/import', body.body, {
+        'content-type': body.contentType,
+      });
+      expect(r.status, r.body.toString()).toBe(200);
+      expect(r.json().secrets).toEqual({ status: 'opened', identity: 'opened', stacks: [] });
+      const rows = (x: Sandbox) => JSON.parse(x.dumpDatabase()).stacks;
+      expect(rows(b)).toEqual(rows(s));
+      const bStacks = path.join(b.root, 'var/lib/appliance/stacks');
+      const names = fs
+        .readdirSync(stacksDir())
+        .filter((n) => fs.existsSync(path.join(stacksDir(), n, 'docker-compose.yml')));
+      expect(names).toContain('immich');
+      for (const name of names) {
+        for (const file of ['docker-compose.yml', 'meta.json', '.env']) {
+          const mine = path.join(stacksDir(), name, file);
+          if (!fs.existsSync(mine)) continue;
+          const theirs = path.join(bStacks, name, file);
+          expect(fs.readFileSync(theirs), `${name}/${file}`).toEqual(fs.readFileSync(mine));
+          expect(fs.statSync(theirs).mode & 0o777, `${name}/${file}`).toBe(fs.statSync(mine).mode & 0o777);
+        }
+      }
+      // The generated secret opens under B's (adopted) key, like on A.
+      const sealed = b.server.ctx.sqlite.prepare("select env from stacks where name = 'immich'").get() as {
+        env: Buffer;
+      };
+      expect(b.server.ctx.sealer.unsealText(sealed.env)).toContain(
+        `DB_PASSWORD=${readEnv('immich')['DB_PASSWORD']}`,
+      );
+    } finally {
+      await b.close();
+    }
+  }, 120_000);
+});

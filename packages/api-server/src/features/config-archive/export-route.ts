@@ -58,12 +58,16 @@ export function exportRoute(appVersion: () => string) {
     handler: async ({ ctx, actor, c }) => {
       await checkEmptyBody(c);
       let result: Awaited<ReturnType<typeof startExport>>;
+      // The stream outlives the handler: it holds the import lock until it ends (08 §14).
+      const leave = ctx.gate.enter();
       try {
         result = await startExport(exportDeps(ctx, appVersion()));
       } catch (err) {
+        leave();
         await audit(ctx, actor, 'configuration', 'failed').catch(() => undefined);
         throw err;
       }
+      result.done.then(leave, leave);
       result.done
         .then(
           () => audit(ctx, actor, result.filename, 'ok'),

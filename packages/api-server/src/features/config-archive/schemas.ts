@@ -44,3 +44,11 @@ export const PreviewSchema = v.object({
     }),
   ),
 });
+
+export const ImportSchema = v.object({
+  /** Logical path of the archive of the configuration before the import. */
+  preImportArchive: v.string(),
+  schemaUpgrade: v.boolean(),
+  secrets: v.object({ status: SecretState, identity: SecretState, stacks: v.array(v.string()) }),
+  notes: v.array(Coded),
+});

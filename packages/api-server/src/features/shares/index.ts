@@ -18,6 +18,7 @@ export async function startShares(ctx: AppContext): Promise<() => Promise<void>>
   ctx.hooks.regenerateSamba = async () => {
     await samba.regenerator.regenerate();
   };
+  ctx.hooks.reloadSamba = () => samba.reload();
   // Once at startup (06 §5.3); a failure is logged, the server still starts.
   await samba.regenerator
     .regenerate()

@@ -13,6 +13,8 @@ import { loadAccessSnapshot } from './store.ts';
 
 export interface SambaConfig {
   regenerator: SmbRegenerator;
+  /** Asks Samba to reload (debounced); a no-op in a sandbox. */
+  reload(): void;
   stop(): Promise<void>;
 }
 
@@ -34,6 +36,7 @@ export function createSambaConfig(ctx: AppContext): SambaConfig {
   });
   return {
     regenerator,
+    reload: () => reloader?.request(),
     async stop() {
       await regenerator.idle();
       reloader?.stop();

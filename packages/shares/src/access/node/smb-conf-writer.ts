@@ -99,6 +99,30 @@ function readCurrent(file: string): string | null {
   }
 }
 
+/**
+ * `testparm -s` on a candidate file (06 §5.2 step 3): a non-zero exit, a timeout or an unknown
+ * parameter is `500 smb_regeneration_failed` (validation_failed). Skipped when testparm is not
+ * installed. Also used by the config import, which validates its smb.conf before swapping it in.
+ */
+export async function validateSmbConf(
+  runner: CommandRunner,
+  candidate: string,
+  options: { timeoutMs?: number; log?: (message: string, cause?: unknown) => void } = {},
+): Promise<void> {
+  let result: Awaited<ReturnType<CommandRunner['run']>>;
+  try {
+    result = await runner.run('testparm', ['-s', candidate], { timeoutMs: options.timeoutMs ?? 30_000 });
+  } catch (err) {
+    // testparm not installed: validation is skipped (06 §5.2 step 3, "if testparm is installed").
+    if (err instanceof AppError && err.status === 501) return;
+    throw err;
+  }
+  if (result.exitCode !== 0 || result.timedOut || result.stderr.includes(VALIDATION_MARKER)) {
+    options.log?.(`testparm refused the generated smb.conf: ${result.stderr.trim().slice(0, 2000)}`);
+    throw smbRegenerationFailed('validation_failed');
+  }
+}
+
 export function createSmbConfWriter(options: SmbConfWriterOptions): SmbConfWriter {
   const { file, runner } = options;
   const dir = path.dirname(file);
@@ -107,20 +131,11 @@ export function createSmbConfWriter(options: SmbConfWriterOptions): SmbConfWrite
   /** Structure key of the last file testparm accepted in this process. */
   let acceptedKey: string | null = null;
 
-  const validate = async (candidate: string): Promise<void> => {
-    let result: Awaited<ReturnType<CommandRunner['run']>>;
-    try {
-      result = await runner.run('testparm', ['-s', candidate], { timeoutMs: options.timeoutMs ?? 30_000 });
-    } catch (err) {
-      // testparm not installed: validation is skipped (06 §5.2 step 3, "if testparm is installed").
-      if (err instanceof AppError && err.status === 501) return;
-      throw err;
-    }
-    if (result.exitCode !== 0 || result.timedOut || result.stderr.includes(VALIDATION_MARKER)) {
-      log(`testparm refused the generated smb.conf: ${result.stderr.trim().slice(0, 2000)}`);
-      throw smbRegenerationFailed('validation_failed');
-    }
-  };
+  const validate = (candidate: string) =>
+    validateSmbConf(runner, candidate, {
+      log,
+      ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
+    });
 
   return {
     files: files.kind,

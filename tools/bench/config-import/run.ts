@@ -1,0 +1,18 @@
+/**
+ * Launcher of the config import benchmark (bench.ts): runs it under the same Node binary
+ * with the `@appliance/source` condition, so the workspace packages resolve to their sources.
+ *
+ *   node tools/bench/config-import/run.ts [--runs 3] [--time-mib 200] [--memory-mib 500]
+ */
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+
+const bench = path.join(import.meta.dirname, 'bench.ts');
+const child = spawnSync(
+  process.execPath,
+  ['--conditions=@appliance/source', bench, ...process.argv.slice(2)],
+  {
+    stdio: 'inherit',
+  },
+);
+process.exit(child.status ?? 1);
