@@ -29,6 +29,20 @@ export interface WatchSpec<T> {
   render: (progress: Record<string, unknown>) => ProgressView;
 }
 
+/**
+ * The `--help` paragraph of a command whose progress is watched: `what` is shown (e.g. "the
+ * steps of the install"), `line` is a sample plain line.
+ */
+export function progressHelp(what: string, line: string): string {
+  return (
+    `\nProgress: ${what}.\n` +
+    'It is shown with the elapsed time on stderr, fed by GET /events: a bar on a terminal,\n' +
+    `one line per event otherwise, the last ending in ", done", e.g.\n  ${line}\n` +
+    'Ctrl-C stops watching, not the operation (exit 130); follow it again with\n' +
+    '"appliance events --progress", see its outcome with "appliance audit".'
+  );
+}
+
 /** Ctrl-C while watching: the operation goes on in the service. */
 export class Interrupted extends Error {
   override name = 'Interrupted';

@@ -4,7 +4,7 @@ import type { Ctx } from '../../framework/context.ts';
 import { UsageError } from '../../framework/exit.ts';
 import { fields, table } from '../../framework/format.ts';
 import { pair } from '../../framework/lookup.ts';
-import { watchProgress } from '../../framework/progress.ts';
+import { progressHelp, watchProgress } from '../../framework/progress.ts';
 
 /** What each step of an install (the service's `template.install` progress events) does. */
 const STEP_TEXT: Record<string, string> = {
@@ -112,11 +112,10 @@ export const register: Register = (_root, app) => {
       .description('install a template as a stack (nothing is started), showing its progress')
       .addHelpText(
         'after',
-        '\nProgress: the steps of the install (record, write files, compose check, finish) with the\n' +
-          'elapsed time on stderr, fed by GET /events: a bar on a terminal, one line per step\n' +
-          'otherwise ("template.install NAME: step 2/4: ..., 0s", the last ending in ", done").\n' +
-          'Ctrl-C stops watching, not the install (exit 130); follow it again with\n' +
-          '"appliance events --progress", see its outcome with "appliance audit".',
+        progressHelp(
+          'the steps of the install (record, write files, compose check, finish)',
+          'template.install NAME: step 2/4: writing .env, docker-compose.yml and meta.json, 0s',
+        ),
       )
       .argument('<template>')
       .option('--plan-digest <digest>', 'install only if the plan is still this preview'),
