@@ -101,6 +101,7 @@ export async function watchProgress<T>(ctx: Ctx, spec: WatchSpec<T>): Promise<T>
         if (operationId !== null && p.operationId !== operationId) continue;
         operationId = p.operationId;
         show(spec.render(p.progress), p.done);
+        if (p.done) return;
       }
     } catch {
       // the stream ended: the operation's own answer still arrives
@@ -113,8 +114,9 @@ export async function watchProgress<T>(ctx: Ctx, spec: WatchSpec<T>): Promise<T>
   });
   try {
     const result = await Promise.race([spec.start(), interrupted]);
-    // let the final event (sent before the answer) be drawn
-    await Promise.race([follow, new Promise((r) => setTimeout(r, 100))]);
+    // Draw the events still on their way: a service may pace its events (≤ 4/s) and answer before
+    // the last of them; following stops at the operation's done event (or after 2 s without it).
+    await Promise.race([follow, new Promise((r) => setTimeout(r, 2000).unref())]);
     return result;
   } catch (err) {
     if (err instanceof Interrupted) {

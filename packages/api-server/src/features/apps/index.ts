@@ -100,10 +100,11 @@ export const feature: Feature = {
         const options = { audit: auditWith(ctx, actor), onStep: progress.onStep };
         try {
           const result = await installerFor(ctx).install(params.id, body, options);
-          await progress.finish(true);
+          // The spaced events drain after the answer: progress never delays the install itself.
+          void progress.finish(true);
           return created(result);
         } catch (err) {
-          await progress.finish(false);
+          void progress.finish(false);
           throw err;
         }
       },

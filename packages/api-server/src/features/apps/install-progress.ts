@@ -6,8 +6,9 @@
  *
  * An install's steps take milliseconds except the compose tool's check, so throttling by dropping
  * (as `ctx.events.progress` does for counters) would lose most of them; here the events are queued
- * and spaced instead, and `finish` resolves once the last one is published (at most a second
- * later), so the `done` event precedes the HTTP answer.
+ * and spaced instead; `finish` resolves once the last one is published (at most a second later).
+ * The route does not wait for it: the answer is never delayed by the pacing, and the `done` event
+ * may follow it (a client watching the events waits for `done`).
  */
 import type { InstallStep } from '@appliance/template-installer';
 import type { AppContext } from '../../context.ts';
