@@ -36,6 +36,24 @@ describe('help and exit codes', () => {
       expect(r.stdout).toMatch(new RegExp(`\\n  ${cmd}\\b`));
   });
 
+  it('documents the progress and Ctrl-C of each watched operation in its --help', async () => {
+    for (const [cmd, sample] of [
+      [['array', 'create'], 'array.create /mnt/user: '],
+      [['external', 'format'], 'disks.external.format backup: step 2/4: mkfs, 1s'],
+      [['shares', 'delete-data'], 'share_data.delete media: 1200 files, 80 directories, 1.1 GiB deleted, 3s'],
+      [['templates', 'install'], 'template.install NAME: step 2/4: '],
+    ] as const) {
+      const r = await appliance([...cmd, '--help']);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toMatch(
+        /\nProgress: .+\.\nIt is shown with the elapsed time on stderr, fed by GET \/events/,
+      );
+      expect(r.stdout).toContain(`\n  ${sample}`);
+      expect(r.stdout).toContain('Ctrl-C stops watching, not the operation (exit 130)');
+      expect(r.stdout).toContain('appliance events --progress');
+    }
+  });
+
   it('answers a usage error with exit 2: no command, unknown command or option, missing argument', async () => {
     expect((await appliance([])).code).toBe(2);
     const unknown = await appliance(['userz', 'list']);

@@ -187,6 +187,71 @@ describe('templates', () => {
     expect(again.stderr).toMatch(/^[a-z_]+: .*films/);
     expect((await cli('templates', 'install')).code).toBe(2);
   });
+
+  it('install shows one progress line per step from GET /events, while it runs, then the stack', async () => {
+    const seen: Array<{ at: number; line: string }> = [];
+    let answered = 0;
+    const r = await appliance(['templates', 'install', 'trilium', '--name', 'notes', '--socket', s.socket], {
+      onStderr: (t) => {
+        for (const line of t.split('\n').filter(Boolean)) seen.push({ at: Date.now(), line });
+      },
+    }).then((x) => {
+      answered = Date.now();
+      return x;
+    });
+    expect(r.code, r.stderr).toBe(0);
+    const lines = seen.filter((l) => l.line.startsWith('template.install notes: '));
+    expect(lines.map((l) => l.line.replace(/, \d+s/, ', Ns'))).toEqual([
+      'template.install notes: step 1/4: recording the stack, Ns',
+      'template.install notes: step 2/4: writing .env, docker-compose.yml and meta.json, Ns',
+      'template.install notes: step 3/4: checking the files with the compose tool, Ns',
+      'template.install notes: step 4/4: marking the stack installed, Ns',
+      'template.install notes: step 4/4: marking the stack installed, Ns, done',
+    ]);
+    // the lines arrived while the install ran, before the process printed its answer and ended
+    expect(lines[0]!.at).toBeLessThan(answered);
+    expect(r.stdout).toContain('Installed the stack notes in /var/lib/appliance/stacks/notes (not started).');
+    // a refused install shows no progress line
+    const again = await cli('templates', 'install', 'trilium', '--name', 'notes');
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(/^stack_exists: /);
+    expect(again.stderr).not.toContain('template.install');
+  });
+
+  it('install on a terminal draws a bar that ends at 100% with the last step and the time', async () => {
+    const r = await onTerminal(
+      ['templates', 'install', 'trilium', '--name', 'onscreen', '--socket', s.socket],
+      [],
+    );
+    expect(r.code, r.screen).toBe(0);
+    expect(r.screen).toMatch(/░*\s*25% \| step 1\/4: recording the stack \| \d+s/);
+    expect(r.screen).toMatch(/█{30} 100% \| step 4\/4: marking the stack installed \| \d+s/);
+    expect(r.screen).toContain('Installed the stack onscreen');
+  });
+
+  it('install: Ctrl-C stops watching, not the install, and says how to follow it again', async () => {
+    let interrupted = false;
+    const r = await appliance(['templates', 'install', 'trilium', '--name', 'later', '--socket', s.socket], {
+      onStderr: (text, child) => {
+        if (!interrupted && text.includes('template.install later: step 1/4')) {
+          interrupted = true;
+          child.kill('SIGINT');
+        }
+      },
+    });
+    expect(r.code).toBe(130);
+    expect(r.stderr).toContain('Stopped watching; the install of the stack later goes on in the service.');
+    expect(r.stderr).toContain('appliance events --progress');
+    expect(r.stderr).not.toContain(', done');
+    expect(r.stdout).toBe('');
+    // the install goes on and finishes in the service
+    await expect
+      .poll(async () => (await api('/stacks')).stacks.map((x: { name: string }) => x.name), {
+        timeout: 30_000,
+      })
+      .toContain('later');
+    expect(fs.existsSync(path.join(s.root, 'var/lib/appliance/stacks/later/docker-compose.yml'))).toBe(true);
+  });
 });
 
 describe('config', () => {

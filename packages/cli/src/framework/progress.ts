@@ -29,6 +29,20 @@ export interface WatchSpec<T> {
   render: (progress: Record<string, unknown>) => ProgressView;
 }
 
+/**
+ * The `--help` paragraph of a command whose progress is watched: `what` is shown (e.g. "the
+ * steps of the install"), `line` is a sample plain line.
+ */
+export function progressHelp(what: string, line: string): string {
+  return (
+    `\nProgress: ${what}.\n` +
+    'It is shown with the elapsed time on stderr, fed by GET /events: a bar on a terminal,\n' +
+    `one line per event otherwise, the last ending in ", done", e.g.\n  ${line}\n` +
+    'Ctrl-C stops watching, not the operation (exit 130); follow it again with\n' +
+    '"appliance events --progress", see its outcome with "appliance audit".'
+  );
+}
+
 /** Ctrl-C while watching: the operation goes on in the service. */
 export class Interrupted extends Error {
   override name = 'Interrupted';
@@ -87,6 +101,7 @@ export async function watchProgress<T>(ctx: Ctx, spec: WatchSpec<T>): Promise<T>
         if (operationId !== null && p.operationId !== operationId) continue;
         operationId = p.operationId;
         show(spec.render(p.progress), p.done);
+        if (p.done) return;
       }
     } catch {
       // the stream ended: the operation's own answer still arrives
@@ -99,8 +114,9 @@ export async function watchProgress<T>(ctx: Ctx, spec: WatchSpec<T>): Promise<T>
   });
   try {
     const result = await Promise.race([spec.start(), interrupted]);
-    // let the final event (sent before the answer) be drawn
-    await Promise.race([follow, new Promise((r) => setTimeout(r, 100))]);
+    // Draw the events still on their way: a service may pace its events (≤ 4/s) and answer before
+    // the last of them; following stops at the operation's done event (or after 2 s without it).
+    await Promise.race([follow, new Promise((r) => setTimeout(r, 2000).unref())]);
     return result;
   } catch (err) {
     if (err instanceof Interrupted) {

@@ -88,6 +88,38 @@ describe('install', () => {
     fs.symlinkSync('/tmp', paths.stacksDir);
     await expect(installer.install('trilium', {})).rejects.toMatchObject({ code: 'stack_dir_unsafe' });
   });
+  it('reports each step in order once every check passed; a refusal reports none', async () => {
+    const seen: string[] = [];
+    const onStep = (step: string, index: number, count: number) => {
+      // what is on disk when the step starts shows the step is the real one
+      seen.push(
+        `${index + 1}/${count} ${step} files=${fs.existsSync(dir('trilium')) ? fs.readdirSync(dir('trilium')).length : 0}`,
+      );
+    };
+    await installer.install('trilium', {}, { onStep });
+    expect(seen).toEqual([
+      '1/4 record files=0',
+      '2/4 write_files files=0',
+      '3/4 compose_check files=3',
+      '4/4 finish files=3',
+    ]);
+    seen.length = 0;
+    await expect(installer.install('trilium', {}, { onStep })).rejects.toMatchObject({
+      code: 'stack_exists',
+    });
+    await expect(
+      installer.install('trilium', { name: 'other', values: { COLOUR: 'red' } }, { onStep }),
+    ).rejects.toMatchObject({ status: 400 });
+    await expect(installer.install('nope', {}, { onStep })).rejects.toMatchObject({
+      code: 'template_not_found',
+    });
+    expect(seen).toEqual([]);
+    // a failed config check reported the steps it reached
+    await expect(
+      installer.createStack({ name: 'bad', compose: 'services:\n  a: 1\n' }, { onStep }),
+    ).rejects.toMatchObject({ code: 'invalid_stack' });
+    expect(seen.map((s) => s.split(' ')[1])).toEqual(['record', 'write_files', 'compose_check']);
+  });
   it('adopts an existing folder without a Compose file, keeping its files', async () => {
     fs.mkdirSync(path.join(dir('trilium'), 'data'), { recursive: true });
     fs.writeFileSync(path.join(dir('trilium'), 'notes.txt'), 'keep');

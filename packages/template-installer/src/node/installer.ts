@@ -79,9 +79,20 @@ export interface InstallerDeps {
   audit?: (record: AuditRecord) => Promise<void> | void;
 }
 
+/**
+ * The steps of a creation (02 §11.2 steps 2–7), in order, reported once the request has passed
+ * every check (a refused install or create reports none): the pending row and the folder, the
+ * three files (`.env` with the secrets, `docker-compose.yml`, `meta.json`), the compose tool's
+ * `config` check, and the row marked installed.
+ */
+export const INSTALL_STEPS = ['record', 'write_files', 'compose_check', 'finish'] as const;
+export type InstallStep = (typeof INSTALL_STEPS)[number];
+
 export interface CallOptions {
   /** Writes the audit row of this call (before the install lock is released). */
   audit?: (record: AuditRecord) => Promise<void> | void;
+  /** Called before each step of {@link INSTALL_STEPS} (index from 0, count 4); for progress. */
+  onStep?: (step: InstallStep, index: number, count: number) => void;
 }
 
 export interface CreateStackInput {
@@ -242,6 +253,7 @@ export class Installer {
             template: { source: template.source, id: template.id, revision: template.revision },
           },
           secrets,
+          options.onStep,
         );
         await audit?.({ operation: 'template.install', target, outcome: 'ok' });
         return { stack, plan: result.plan };
@@ -288,6 +300,7 @@ export class Installer {
         const stack = await this.create(
           { name: input.name, compose: input.compose, env: encodeEnvFile(env), template: null },
           [],
+          options.onStep,
         );
         await audit?.({ operation: 'stack.create', target, outcome: 'ok' });
         return stack;
@@ -306,11 +319,15 @@ export class Installer {
   private async create(
     input: { name: string; compose: string; env: string; template: StackTemplateRef | null },
     secrets: readonly string[],
+    onStep?: CallOptions['onStep'],
   ): Promise<Stack> {
     const { name } = input;
     if (!isStackName(name)) throw invalidStackName(name);
     if (await this.deps.stacks.get(name)) throw stackExists(name);
     const { exists } = await prepareStackDir(this.deps.paths, name);
+    // every refusal is behind us: from here on each step is reported
+    const step = (s: InstallStep) => onStep?.(s, INSTALL_STEPS.indexOf(s), INSTALL_STEPS.length);
+    step('record');
     const installedAt = wholeSeconds(this.deps.clock.now());
     await this.deps.stacks.insertPending(
       { name, template: input.template, compose: input.compose, installedAt },
@@ -318,12 +335,15 @@ export class Installer {
     );
     const dir = stackDir(this.deps.paths, name);
     try {
+      step('write_files');
       await writeStackFiles(dir, {
         compose: input.compose,
         env: input.env,
         meta: { name, template: input.template, installedAt },
       });
+      step('compose_check');
       await this.deps.compose.check({ name, dir }, { secrets, root: this.deps.paths.root });
+      step('finish');
       await this.deps.stacks.finish(name);
     } catch (e) {
       await undoStackFiles(dir, !exists).catch(() => undefined);

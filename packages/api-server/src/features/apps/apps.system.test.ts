@@ -10,7 +10,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { type PrivateDockerd, requirePrerequisites, startPrivateDockerd } from '@appliance/lab';
 import { readHostSocketPorts } from '@appliance/template-installer';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { ProgressData } from '../../services/events.ts';
 import { type Sandbox, startSandbox } from '../../testing/sandbox.ts';
 import { webPortTemplate } from '../../testing/templates.ts';
 
@@ -180,6 +181,52 @@ describe('scenario 1: install jellyfin with defaults', () => {
     const r = await call('POST', '/templates/jellyfin/install', {});
     expect(r.status).toBe(409);
     expect(r.body.code).toBe('stack_exists');
+  });
+});
+
+describe('progress events (08 §12)', () => {
+  it('one event per install step, in order, at most 4 a second, one done; none for a refusal', async () => {
+    const seen: { at: number; data: ProgressData }[] = [];
+    const unsubscribe = s.server.ctx.events.subscribe((e) => {
+      if (e.type === 'progress') seen.push({ at: Date.now(), data: e.data });
+    });
+    try {
+      // Earlier installs' paced events may still be draining (the answer does not wait for them):
+      // wait for a quiet 400 ms (the pacing publishes every 250 ms), then start from nothing.
+      for (let n = -1; n !== seen.length; ) {
+        n = seen.length;
+        await new Promise((r) => setTimeout(r, 400));
+      }
+      seen.length = 0;
+      // refused: an existing stack, a bad input, an unknown template
+      expect((await call('POST', '/templates/jellyfin/install', {})).status).toBe(409);
+      expect((await call('POST', '/templates/trilium/install', { values: { COLOUR: 'red' } })).status).toBe(
+        400,
+      );
+      expect((await call('POST', '/templates/nope/install', {})).status).toBe(404);
+      expect(seen).toEqual([]);
+
+      const r = await call('POST', '/templates/trilium/install', { name: 'watched' });
+      expect(r.status).toBe(201);
+      // the answer does not wait for the paced events: the last ones (and done) may follow it
+      await vi.waitFor(() => expect(seen.at(-1)?.data.done).toBe(true), { timeout: 5000 });
+      const data = seen.map((x) => x.data);
+      expect(
+        data.map((p) => [p.progress['step'], p.progress['stepIndex'], p.progress['steps'], p.done]),
+      ).toEqual([
+        ['record', 1, 4, false],
+        ['write_files', 2, 4, false],
+        ['compose_check', 3, 4, false],
+        ['finish', 4, 4, false],
+        ['finish', 4, 4, true],
+      ]);
+      expect(data.at(-1)!.progress['ok']).toBe(true);
+      expect(data.every((p) => p.operation === 'template.install' && p.target === 'watched')).toBe(true);
+      expect(new Set(data.map((p) => p.operationId)).size).toBe(1);
+      for (let i = 1; i < seen.length; i++) expect(seen[i]!.at - seen[i - 1]!.at).toBeGreaterThanOrEqual(245);
+    } finally {
+      unsubscribe();
+    }
   });
 });
 

@@ -7,6 +7,7 @@ import { stacks } from '../../db/schema.ts';
 import { created, defineRoute, ok } from '../../http/route.ts';
 import type { Actor } from '../../services/audit.ts';
 import type { Feature } from '../feature.ts';
+import { installProgress } from './install-progress.ts';
 import {
   CatalogSchema,
   CreateStackBody,
@@ -93,8 +94,20 @@ export const feature: Feature = {
         },
         ...errors,
       },
-      handler: async ({ ctx, actor, params, body }) =>
-        created(await installerFor(ctx).install(params.id, body, { audit: auditWith(ctx, actor) })),
+      handler: async ({ ctx, actor, params, body }) => {
+        // progress events (08 §12) with target = the stack name, from the first write on
+        const progress = installProgress(ctx, body.name ?? params.id);
+        const options = { audit: auditWith(ctx, actor), onStep: progress.onStep };
+        try {
+          const result = await installerFor(ctx).install(params.id, body, options);
+          // The spaced events drain after the answer: progress never delays the install itself.
+          void progress.finish(true);
+          return created(result);
+        } catch (err) {
+          void progress.finish(false);
+          throw err;
+        }
+      },
     }),
     defineRoute({
       method: 'POST',

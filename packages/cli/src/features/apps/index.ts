@@ -4,6 +4,15 @@ import type { Ctx } from '../../framework/context.ts';
 import { UsageError } from '../../framework/exit.ts';
 import { fields, table } from '../../framework/format.ts';
 import { pair } from '../../framework/lookup.ts';
+import { progressHelp, watchProgress } from '../../framework/progress.ts';
+
+/** What each step of an install (the service's `template.install` progress events) does. */
+const STEP_TEXT: Record<string, string> = {
+  record: 'recording the stack',
+  write_files: 'writing .env, docker-compose.yml and meta.json',
+  compose_check: 'checking the files with the compose tool',
+  finish: 'marking the stack installed',
+};
 
 interface PlanOptions {
   name?: string;
@@ -100,15 +109,37 @@ export const register: Register = (_root, app) => {
   planOptions(
     templates
       .command('install')
-      .description('install a template as a stack (nothing is started)')
+      .description('install a template as a stack (nothing is started), showing its progress')
+      .addHelpText(
+        'after',
+        progressHelp(
+          'the steps of the install (record, write files, compose check, finish)',
+          'template.install NAME: step 2/4: writing .env, docker-compose.yml and meta.json, 0s',
+        ),
+      )
       .argument('<template>')
       .option('--plan-digest <digest>', 'install only if the plan is still this preview'),
   ).action(
     app.action<PlanOptions & { memoryMib?: string; planDigest?: string }>(async (ctx, o, [id]) => {
       const body = planBody({ ...o, ...(o.memoryMib ? { memory: o.memoryMib } : {}) });
-      const res = await ctx.client.post('/templates/{id}/install', {
-        params: { id: id! },
-        body: { ...body, ...(o.planDigest ? { planDigest: o.planDigest } : {}) },
+      const name = body.name ?? id!;
+      const res = await watchProgress(ctx, {
+        operation: 'template.install',
+        target: name,
+        what: `the install of the stack ${name}`,
+        start: () =>
+          ctx.client.post('/templates/{id}/install', {
+            params: { id: id! },
+            body: { ...body, ...(o.planDigest ? { planDigest: o.planDigest } : {}) },
+          }),
+        render: (p) => {
+          const step = String(p['step'] ?? '');
+          return {
+            text: `step ${p['stepIndex']}/${p['steps']}: ${STEP_TEXT[step] ?? step}${p['ok'] === false ? ' (failed)' : ''}`,
+            value: Number(p['stepIndex'] ?? 0),
+            total: Number(p['steps'] ?? 0),
+          };
+        },
       });
       ctx.out(
         res,

@@ -5,7 +5,7 @@ import { ApiError } from '@appliance/client';
 import { UsageError } from '../../framework/exit.ts';
 import { fields, iec, table } from '../../framework/format.ts';
 import { oneOf } from '../../framework/lookup.ts';
-import { watchProgress } from '../../framework/progress.ts';
+import { progressHelp, watchProgress } from '../../framework/progress.ts';
 
 const FILESYSTEMS = ['xfs', 'ext4', 'btrfs'] as const;
 const POLICIES = ['mfs', 'lfs', 'ff', 'epmfs', 'mspmfs'] as const;
@@ -132,6 +132,13 @@ export const register: Register = (_root, app) => {
     .option('--cache <device[:fs]>', 'the cache disk')
     .option('--create-policy <policy>', POLICIES.join(' | '))
     .option('--confirm <phrase>', 'the confirmation phrase for scripts, e.g. "ERASE /dev/sdb, /dev/sdc"')
+    .addHelpText(
+      'after',
+      progressHelp(
+        'the current step (wipe, format, mount each disk, then the pool)',
+        'array.create /mnt/user: mkfs /dev/sdc, 4s',
+      ),
+    )
     .action(
       app.action<{
         parity: string[];

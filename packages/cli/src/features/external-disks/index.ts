@@ -2,7 +2,7 @@ import type { Register } from '../../framework/command.ts';
 import { confirmPhrase } from '../../framework/confirm.ts';
 import { fields, iec, relative, table } from '../../framework/format.ts';
 import { oneOf } from '../../framework/lookup.ts';
-import { watchProgress } from '../../framework/progress.ts';
+import { progressHelp, watchProgress } from '../../framework/progress.ts';
 import { contents, eraseTable, expectedPhrase } from '../disks/index.ts';
 
 const FILESYSTEMS = ['xfs', 'ext4', 'btrfs', 'exfat'] as const;
@@ -79,6 +79,10 @@ export const register: Register = (_root, app) => {
     .argument('<label>')
     .option('--filesystem <fs>', `${FILESYSTEMS.join(' | ')} (default xfs)`)
     .option('--confirm <phrase>', 'the confirmation phrase for scripts: "ERASE <device>"')
+    .addHelpText(
+      'after',
+      progressHelp('each command of the format', 'disks.external.format backup: step 2/4: mkfs, 1s'),
+    )
     .action(
       app.action<{ filesystem?: string; confirm?: string }>(async (ctx, o, [label]) => {
         const filesystem = oneOf('--filesystem', o.filesystem, FILESYSTEMS);
