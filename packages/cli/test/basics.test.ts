@@ -11,6 +11,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appliance, CLI, makeTlsFiles, onTerminal, TOKEN_PATTERN } from './support.ts';
 
 describe('help and exit codes', () => {
+  it('stops quietly when the reader has closed the pipe (appliance --help | true)', async () => {
+    // `true` exits without reading: the CLI's first write meets a closed pipe (EPIPE).
+    const cmd = `set -o pipefail; "${process.execPath}" --conditions=@appliance/source "${CLI}" --help | true`;
+    const child = spawn('bash', ['-c', cmd], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d));
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(stderr).not.toMatch(/EPIPE|Error/);
+    expect(code).toBe(0);
+  });
+
   it('documents the exit codes in --help (exit 0)', async () => {
     const r = await appliance(['--help']);
     expect(r.code).toBe(0);
