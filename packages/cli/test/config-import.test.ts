@@ -4,7 +4,6 @@
  * wrong phrase (exit 1, nothing written: the database dump is unchanged), no terminal and no
  * --confirm (exit 2), and --json before setup equal to the API's answer for the same import.
  */
-import fs from 'node:fs';
 import path from 'node:path';
 import { createClient } from '@appliance/client';
 import { type Sandbox, startSandbox } from '@appliance/api-server/testing';
@@ -45,6 +44,27 @@ describe('config import', () => {
       (await appliance(['config', 'import', path.join(b.root, 'missing.tar.zst'), '--socket', b.socket]))
         .code,
     ).toBe(2);
+    const noPhrase = await appliance(
+      ['config', 'import', archive, '--passphrase-stdin', '--socket', b.socket],
+      {
+        input: 'secret\n',
+      },
+    );
+    expect(noPhrase.code).toBe(2);
+    expect(noPhrase.stderr).toContain('pass --confirm');
+    const badMapping = await appliance([
+      'config',
+      'import',
+      archive,
+      '--confirm',
+      'RESTORE nas-a',
+      '--disk-mapping',
+      '{not json',
+      '--socket',
+      b.socket,
+    ]);
+    expect(badMapping.code).toBe(2);
+    expect(badMapping.stderr).toContain('--disk-mapping must be JSON');
     expect(b.dumpDatabase()).toBe(before);
   });
 
