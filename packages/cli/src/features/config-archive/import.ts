@@ -151,7 +151,7 @@ export function registerImport(config: Command, app: App): void {
     )
     .addHelpText(
       'after',
-      progressHelp('the steps of the import', 'config.import nas: step 3/8: restore database, 2s'),
+      progressHelp('the steps of the import', 'config.import nas-a: step 3/5: swap files, 0s'),
     )
     .action(
       app.action<{ passphraseStdin?: boolean; confirm?: string; diskMapping?: string }>(
