@@ -4,7 +4,10 @@
  * wrong phrase (exit 1, nothing written: the database dump is unchanged), no terminal and no
  * --confirm (exit 2), and --json before setup equal to the API's answer for the same import.
  */
+import fs from 'node:fs';
 import path from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { repack } from '@appliance/archive-preview/test-support';
 import { createClient } from '@appliance/client';
 import { type Sandbox, startSandbox } from '@appliance/api-server/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -65,6 +68,36 @@ describe('config import', () => {
     ]);
     expect(badMapping.code).toBe(2);
     expect(badMapping.stderr).toContain('--disk-mapping must be JSON');
+    expect(b.dumpDatabase()).toBe(before);
+  });
+
+  it('a preview with a blocker: refused with its code and message before any prompt (exit 1), nothing written', async () => {
+    const newer = await repack(fs.readFileSync(archive), (files) => {
+      const file = path.join(a.root, 'newer.db');
+      fs.writeFileSync(file, files.get('state.db')!);
+      const db = new DatabaseSync(file);
+      db.prepare('insert into __drizzle_migrations (hash, created_at) values (?, ?)').run(
+        'f'.repeat(64),
+        9_999_999_999_999,
+      );
+      db.close();
+      files.set('state.db', fs.readFileSync(file));
+    });
+    const file = path.join(a.root, 'newer.tar.zst');
+    fs.writeFileSync(file, newer);
+    const before = b.dumpDatabase();
+    const r = await appliance(['config', 'import', file, '--confirm', 'RESTORE nas-a', '--socket', b.socket]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^Blockers \(the import is refused\):\n {2}archive_newer_version: /m);
+    expect(r.stderr).toMatch(/^archive_newer_version: .+\(nothing was changed\)$/m);
+    const onTty = await onTerminal(
+      ['config', 'import', file, '--socket', b.socket],
+      'to confirm: ',
+      'RESTORE nas-a',
+    );
+    expect(onTty.code, onTty.screen).toBe(1);
+    expect(onTty.screen).not.toContain('to confirm: ');
+    expect(onTty.screen).toContain('archive_newer_version: ');
     expect(b.dumpDatabase()).toBe(before);
   });
 
@@ -163,6 +196,30 @@ describe('config import', () => {
     } finally {
       await viaCli.close();
       await viaApi.close();
+    }
+  });
+
+  it("over --url with a token and --passphrase-stdin: imported with progress; the box's old token then fails", async () => {
+    const c = await startSandbox({ config: { logLevel: 'silent' } });
+    try {
+      expect(c.url).toMatch(/^http:\/\/127\.0\.0\.1:/);
+      const env = { APPLIANCE_URL: c.url, APPLIANCE_TOKEN: c.token };
+      const r = await appliance(
+        ['config', 'import', archive, '--confirm', 'RESTORE nas-a', '--passphrase-stdin'],
+        {
+          input: 'not the passphrase\n',
+          env,
+        },
+      );
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr).toMatch(/^config\.import nas-a: step 1\/\d+: pre import archive, /m);
+      expect(r.stdout).toMatch(/^previous config: +\/var\/lib\/appliance\/backups\/pre-import-/m);
+      expect(await usersOf(c)).toEqual(await usersOf(a));
+      const after = await appliance(['users', 'list'], { env });
+      expect(after.code).toBe(1);
+      expect(after.stderr).toMatch(/^unauthorized: /);
+    } finally {
+      await c.close();
     }
   });
 });
