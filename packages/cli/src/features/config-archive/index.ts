@@ -8,6 +8,7 @@ import { Refusal, UsageError } from '../../framework/exit.ts';
 import { fields, iec, relative, table } from '../../framework/format.ts';
 import { readStdin } from '../../framework/lookup.ts';
 import { byteProgress } from '../../framework/progress.ts';
+import { registerImport } from './import.ts';
 
 /** Writes the stream to `target` atomically: a temp file beside it (0600), fsync, rename, fsync dir. */
 async function writeAtomically(
@@ -40,7 +41,7 @@ async function writeAtomically(
   }
 }
 
-/** `appliance config export|preview` (01). */
+/** `appliance config export|preview|import` (01, 08 §14). */
 export const register: Register = (_root, app) => {
   const config = app.group('config', 'Configuration archives');
   config
@@ -135,4 +136,5 @@ export const register: Register = (_root, app) => {
         });
       }),
     );
+  registerImport(config, app);
 };
