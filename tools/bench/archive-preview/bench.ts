@@ -11,14 +11,19 @@
  * Exits non-zero on a miss.
  */
 import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { parseArgs } from 'node:util';
-import { report, serviceCli, startListening } from '../src/harness.ts';
+import {
+  type ArchiveService,
+  makeArchive,
+  multipartAround,
+  request,
+  startArchiveService,
+} from '../src/archive-service.ts';
+import { report } from '../src/harness.ts';
 
 const { values } = parseArgs({
   options: {
@@ -30,125 +35,7 @@ const { values } = parseArgs({
 const RUNS = Number(values.runs);
 const MiB = 1024 * 1024;
 
-/**
- * The real service (`appliance serve`) in a fresh sandbox root, log level info (the shared
- * harness's startAppliance sets warn, which hides the "listening" line it waits for).
- */
-async function startAppliance() {
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'appliance-bench-preview-'));
-  const socketDir = fs.mkdtempSync('/tmp/apb-');
-  const socket = path.join(socketDir, 'a.sock');
-  const cli = serviceCli();
-  const c = await startListening([
-    cli,
-    'serve',
-    '--root',
-    root,
-    '--listen',
-    '127.0.0.1:0',
-    '--socket',
-    socket,
-  ]);
-  return {
-    ...c,
-    root,
-    socket,
-    stop: async () => {
-      await c.stop();
-      fs.rmSync(root, { recursive: true, force: true });
-      fs.rmSync(socketDir, { recursive: true, force: true });
-    },
-  };
-}
-type App = Awaited<ReturnType<typeof startAppliance>>;
-
-function request(
-  socket: string,
-  method: string,
-  p: string,
-  body?: { head: Buffer; file?: string; tail: Buffer; contentType: string },
-  sink?: fs.WriteStream,
-) {
-  return new Promise<{ status: number; text: string; ms: number }>((resolve, reject) => {
-    const size = body
-      ? body.head.length + (body.file ? fs.statSync(body.file).size : 0) + body.tail.length
-      : 0;
-    const headers: Record<string, string> = body
-      ? { 'content-type': body.contentType, 'content-length': String(size) }
-      : {};
-    let t0 = 0;
-    const req = http.request({ socketPath: socket, method, path: `/api/v1${p}`, headers }, (res) => {
-      const chunks: Buffer[] = [];
-      if (sink && res.statusCode === 200) res.pipe(sink);
-      else res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () =>
-        resolve({
-          status: res.statusCode ?? 0,
-          text: Buffer.concat(chunks).toString(),
-          ms: performance.now() - t0,
-        }),
-      );
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    t0 = performance.now();
-    if (!body) return void req.end();
-    req.write(body.head);
-    if (!body.file) return void req.end(body.tail);
-    const rs = fs.createReadStream(body.file, { highWaterMark: 1024 * 1024 });
-    rs.on('error', reject);
-    rs.pipe(req, { end: false });
-    rs.on('end', () => req.end(body.tail));
-  });
-}
-
-function multipartAround(file: string) {
-  const boundary = `bench${randomBytes(8).toString('hex')}`;
-  return {
-    head: Buffer.from(
-      `--${boundary}\r\nContent-Disposition: form-data; name="archive"; filename="a.tar.zst"\r\nContent-Type: application/zstd\r\n\r\n`,
-    ),
-    file,
-    tail: Buffer.from(`\r\n--${boundary}--\r\n`),
-    contentType: `multipart/form-data; boundary=${boundary}`,
-  };
-}
-
-/** An installation with some configuration and `fillerMiB` of random files under the catalog, exported to `out`. */
-async function makeArchive(fillerMiB: number, out: string): Promise<void> {
-  const app = await startAppliance();
-  try {
-    const etc = path.join(app.root, 'etc/appliance/samba');
-    fs.mkdirSync(etc, { recursive: true });
-    fs.writeFileSync(path.join(etc, 'media.custom.conf'), 'veto files = /.DS_Store/\n');
-    const stack = path.join(app.root, 'var/lib/appliance/stacks/web');
-    fs.mkdirSync(stack, { recursive: true });
-    fs.writeFileSync(path.join(stack, 'docker-compose.yml'), 'services:\n  web:\n    image: nginx\n');
-    fs.writeFileSync(path.join(stack, 'meta.json'), '{}\n');
-    const filler = path.join(app.root, 'var/lib/appliance/catalog/filler/blobs');
-    fs.mkdirSync(filler, { recursive: true });
-    for (let i = 0, left = fillerMiB; left > 0; i++, left -= 8) {
-      fs.writeFileSync(
-        path.join(filler, `blob-${String(i).padStart(3, '0')}.bin`),
-        randomBytes(Math.min(8, left) * MiB),
-      );
-    }
-    const admin = await request(app.socket, 'POST', '/setup/admin', {
-      head: Buffer.from(JSON.stringify({ username: 'admin', password: 'bench password 1' })),
-      tail: Buffer.alloc(0),
-      contentType: 'application/json',
-    });
-    if (admin.status !== 201) throw new Error(`admin: ${admin.status} ${admin.text}`);
-    const sink = fs.createWriteStream(out);
-    const r = await request(app.socket, 'POST', '/config/export', undefined, sink);
-    if (r.status !== 200) throw new Error(`export: ${r.status} ${r.text}`);
-    await new Promise<void>((resolve) => (sink.closed ? resolve() : sink.once('close', () => resolve())));
-  } finally {
-    await app.stop();
-  }
-}
-
-async function preview(app: App, file: string) {
+async function preview(app: ArchiveService, file: string) {
   const r = await request(app.socket, 'POST', '/config/import/preview', multipartAround(file));
   if (r.status !== 200) throw new Error(`preview: ${r.status} ${r.text.slice(0, 300)}`);
   return r.ms;
@@ -186,7 +73,7 @@ try {
   const timeArchive = path.join(work, 'time.tar.zst');
   await makeArchive(Number(values['time-mib']), timeArchive);
   await pageCache(timeArchive);
-  const app = await startAppliance();
+  const app = await startArchiveService('preview');
   let ours: number[] = [];
   let ref: number[] = [];
   try {
@@ -219,7 +106,7 @@ try {
   const memArchive = path.join(work, 'memory.tar.zst');
   await makeArchive(Number(values['memory-mib']), memArchive);
   await pageCache(memArchive);
-  const fresh = await startAppliance();
+  const fresh = await startArchiveService('preview');
   let hwm = 0;
   let ms = 0;
   let idle = 0;
