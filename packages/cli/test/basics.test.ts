@@ -8,7 +8,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { type Sandbox, startSandbox } from '@appliance/api-server/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { appliance, CLI, makeTlsFiles, onTerminal, TOKEN_PATTERN } from './support.ts';
+import { makeTlsFiles } from '@appliance/lab';
+import { appliance, CLI, onTerminal, TOKEN_PATTERN } from './support.ts';
 
 describe('help and exit codes', () => {
   it('stops quietly when the reader has closed the pipe (appliance --help | true)', async () => {

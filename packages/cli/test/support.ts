@@ -1,6 +1,5 @@
 /** Runs the `appliance` command as a real process (the sources, under Node's type stripping). */
-import { execFileSync, spawn } from 'node:child_process';
-import fs from 'node:fs';
+import { spawn } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -87,59 +86,6 @@ export function onTerminal(
       resolve({ code, screen });
     });
   });
-}
-
-/** A CA and a server certificate for 127.0.0.1, made with openssl in a temp dir. */
-export function makeTlsFiles(): { dir: string; ca: string; cert: string; key: string } {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'appliance-cli-tls-'));
-  const f = (n: string) => path.join(dir, n);
-  const run = (args: string[]) => execFileSync('openssl', args, { stdio: 'ignore' });
-  run([
-    'req',
-    '-x509',
-    '-newkey',
-    'rsa:2048',
-    '-nodes',
-    '-days',
-    '2',
-    '-subj',
-    '/CN=test CA',
-    '-keyout',
-    f('ca.key'),
-    '-out',
-    f('ca.pem'),
-  ]);
-  run([
-    'req',
-    '-newkey',
-    'rsa:2048',
-    '-nodes',
-    '-subj',
-    '/CN=appliance',
-    '-keyout',
-    f('key.pem'),
-    '-out',
-    f('req.csr'),
-  ]);
-  fs.writeFileSync(f('ext.cnf'), 'subjectAltName=IP:127.0.0.1,DNS:localhost\n');
-  run([
-    'x509',
-    '-req',
-    '-in',
-    f('req.csr'),
-    '-CA',
-    f('ca.pem'),
-    '-CAkey',
-    f('ca.key'),
-    '-CAcreateserial',
-    '-days',
-    '2',
-    '-extfile',
-    f('ext.cnf'),
-    '-out',
-    f('cert.pem'),
-  ]);
-  return { dir, ca: f('ca.pem'), cert: f('cert.pem'), key: f('key.pem') };
 }
 
 export const TOKEN_PATTERN = /^apat_[0-9a-f]{64}\n$/;

@@ -2,9 +2,8 @@
  * users and shares commands against a real server over its socket: for each a success, a refusal
  * with the API's message (exit 1) and a usage error (exit 2); --json equal to the API's answer.
  */
-import { type Sandbox, startSandbox } from '@appliance/api-server/testing';
+import { type Sandbox, startSandbox, setUpArray } from '@appliance/api-server/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { setUpArray } from './array-fixture.ts';
 import { appliance, CLI } from './support.ts';
 
 let s: Sandbox;

@@ -9,7 +9,7 @@ import {
   resolvePath,
   type ServerEvent,
 } from '../src/index.ts';
-import { makeTlsFiles } from './support.ts';
+import { makeTlsFiles } from '@appliance/lab';
 
 let s: Sandbox;
 beforeAll(async () => {

@@ -6,9 +6,8 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { type Sandbox, startSandbox } from '@appliance/api-server/testing';
+import { type Sandbox, startSandbox, setUpArray } from '@appliance/api-server/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { setUpArray } from './array-fixture.ts';
 
 const PKG = path.join(import.meta.dirname, '..');
 

@@ -1,1 +1,2 @@
 export * from './sandbox.ts';
+export * from './array.ts';

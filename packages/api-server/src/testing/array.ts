@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Sandbox } from '@appliance/api-server/testing';
+import type { Sandbox } from './sandbox.ts';
 
 /**
  * Records a one-parity, one-data-disk array in the sandbox database, as array setup would, with
