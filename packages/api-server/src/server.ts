@@ -3,6 +3,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import https from 'node:https';
 import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { createAdaptorServer } from '@hono/node-server';
 import {
@@ -281,6 +282,30 @@ function groupId(name: string): number | null {
   }
 }
 
+/**
+ * The names a generated certificate carries, so that a client that trusts it (`--ca cert.pem`) can
+ * also verify the address it connects to: `appliance`, this machine's host name (and `.local`),
+ * the loopback addresses, the listen address, and the machine's other addresses at first start
+ * (a box that changes addresses later gets a new certificate by deleting the pair, or its own).
+ */
+export function certificateNames(config: Pick<Config, 'listen'>): string[] {
+  const names = new Set<string>(['DNS:appliance']);
+  const host = os.hostname();
+  if (
+    /^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/.test(host)
+  ) {
+    names.add(`DNS:${host}`);
+    if (!host.includes('.')) names.add(`DNS:${host}.local`);
+  }
+  const ips = new Set<string>(['127.0.0.1', '::1']);
+  const listenHost = config.listen?.host.replace(/^\[|\]$/g, '') ?? '';
+  if (net.isIP(listenHost) && listenHost !== '0.0.0.0' && listenHost !== '::') ips.add(listenHost);
+  for (const list of Object.values(os.networkInterfaces()))
+    for (const a of list ?? []) if (!a.internal && !a.address.startsWith('fe80:')) ips.add(a.address);
+  for (const ip of ips) names.add(`IP:${ip}`);
+  return [...names];
+}
+
 /** Configured certificate and key, or a self-signed pair generated with openssl on first start. */
 function tlsMaterial(config: Config, etcDir: string): { key: Buffer; cert: Buffer } {
   if (config.tlsCert && config.tlsKey)
@@ -302,6 +327,8 @@ function tlsMaterial(config: Config, etcDir: string): { key: Buffer; cert: Buffe
         '3650',
         '-subj',
         '/CN=appliance',
+        '-addext',
+        `subjectAltName=${certificateNames(config).join(',')}`,
         '-keyout',
         key,
         '-out',

@@ -94,7 +94,7 @@ export function send(options: ClientOptions, req: RawRequest): Promise<http.Inco
           new ConnectionError(
             target,
             code,
-            `The TLS certificate of ${target} does not name this host (${err.message}): use an address the certificate names (the generated one names "appliance"), or give the service a certificate for this address.`,
+            `The TLS certificate of ${target} does not name this host (${err.message}): use an address the certificate names (the generated one names the box's host name, "appliance" and the addresses it had when it was made), or give the service a certificate for this address.`,
           ),
         );
       } else if (/CERT|VERIFY|SELF_SIGNED|TLS|SSL/.test(code)) {
