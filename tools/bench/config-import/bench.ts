@@ -12,16 +12,18 @@
  *
  * Exits non-zero on a miss.
  */
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { pipeline } from 'node:stream/promises';
 import { parseArgs } from 'node:util';
 import {
   type ArchiveService,
   makeArchive,
+  median,
   multipartAround,
+  pageCache,
+  peakRss,
+  reference,
   request,
   startArchiveService,
 } from '../src/archive-service.ts';
@@ -58,31 +60,6 @@ async function freshImport(file: string) {
   }
 }
 
-function reference(file: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const t0 = performance.now();
-    const child = spawn('sh', ['-c', 'zstd -q -dc "$1" | sha256sum > /dev/null', 'sh', file], {
-      stdio: 'inherit',
-    });
-    child.on('error', reject);
-    child.on('exit', (code) =>
-      code === 0 ? resolve(performance.now() - t0) : reject(new Error(`zstd | sha256sum exited ${code}`)),
-    );
-  });
-}
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
-
-async function pageCache(file: string) {
-  await pipeline(fs.createReadStream(file), fs.createWriteStream('/dev/null'));
-}
-
-function vmHwmMiB(pid: number): number {
-  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1]);
-  return kb / 1024;
-}
-
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-config-import-'));
 let failed = false;
 try {
@@ -117,19 +94,7 @@ try {
   // ── memory ──
   const memArchive = path.join(work, 'memory.tar.zst');
   await makeArchive(Number(values['memory-mib']), memArchive);
-  await pageCache(memArchive);
-  const fresh = await startArchiveService('import');
-  let hwm = 0;
-  let ms = 0;
-  let idle = 0;
-  try {
-    await new Promise((r) => setTimeout(r, 1000));
-    idle = vmHwmMiB(fresh.pid);
-    ms = await importInto(fresh, memArchive);
-    hwm = vmHwmMiB(fresh.pid);
-  } finally {
-    await fresh.stop();
-  }
+  const { hwm, idle, ms } = await peakRss('import', memArchive, importInto);
   report(
     `peak RSS of a fresh server importing a ${(fs.statSync(memArchive).size / MiB).toFixed(1)} MiB archive`,
     {

@@ -3,11 +3,13 @@
  * sandbox root, requests over its Unix socket (an upload streamed from a file, a download into a
  * file), and the multipart body of an archive upload.
  */
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
 import { serviceCli, startListening } from './harness.ts';
 
 /**
@@ -142,6 +144,55 @@ export async function makeArchive(fillerMiB: number, out: string): Promise<void>
     const r = await request(app.socket, 'POST', '/config/export', undefined, sink);
     if (r.status !== 200) throw new Error(`export: ${r.status} ${r.text}`);
     await new Promise<void>((resolve) => (sink.closed ? resolve() : sink.once('close', () => resolve())));
+  } finally {
+    await app.stop();
+  }
+}
+
+/** The reference of both archive benchmarks, timed the same way: `zstd -dc FILE | sha256sum`. */
+export function reference(file: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const t0 = performance.now();
+    const child = spawn('sh', ['-c', 'zstd -q -dc "$1" | sha256sum > /dev/null', 'sh', file], {
+      stdio: 'inherit',
+    });
+    child.on('error', reject);
+    child.on('exit', (code) =>
+      code === 0 ? resolve(performance.now() - t0) : reject(new Error(`zstd | sha256sum exited ${code}`)),
+    );
+  });
+}
+
+export const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
+
+/** Reads the file once so that every timed run finds it in the page cache. */
+export async function pageCache(file: string) {
+  await pipeline(fs.createReadStream(file), fs.createWriteStream('/dev/null'));
+}
+
+/** Peak resident memory (VmHWM) of a process, in MiB. */
+export function vmHwmMiB(pid: number): number {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1]);
+  return kb / 1024;
+}
+
+/**
+ * The memory phase of both benchmarks: a freshly started service that serves only `run` on `file`;
+ * its VmHWM idle (after 1 s) and after the request, and the request's time.
+ */
+export async function peakRss(
+  name: string,
+  file: string,
+  run: (app: ArchiveService, file: string) => Promise<number>,
+): Promise<{ hwm: number; idle: number; ms: number }> {
+  await pageCache(file);
+  const app = await startArchiveService(name);
+  try {
+    await new Promise((r) => setTimeout(r, 1000));
+    const idle = vmHwmMiB(app.pid);
+    const ms = await run(app, file);
+    return { hwm: vmHwmMiB(app.pid), idle, ms };
   } finally {
     await app.stop();
   }
