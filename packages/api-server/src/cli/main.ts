@@ -37,12 +37,11 @@ Usage:
   appliance token list [--socket PATH]
   appliance token revoke ID [--socket PATH]
   appliance config export [--output PATH | -] [--force] [--socket PATH]
-  appliance config import ARCHIVE [--confirm PHRASE] [--passphrase-stdin] [--disk-mapping JSON] [--socket PATH]
 
 Client commands talk to the Unix socket (--socket, else APPLIANCE_SOCKET, else ${LOGICAL.socket})
 and act as the local administrator. Exit status: 0 success, 1 the API answered an error,
 2 usage error, 3 socket missing or unreachable (doctor: 1 = a required check failed). Each command
-has --help.
+has --help. Every other operator command (config import among them) is in @appliance/cli.
 `;
 
 const COMMAND_HELP: Record<string, string> = {
