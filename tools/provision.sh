@@ -69,6 +69,24 @@ _install_pnpm() {
   mv "$tmp" "$_pnpm_dir" || { _log "could not move pnpm into $_pnpm_dir."; rm -rf "$tmp"; return 1; }
 }
 
+# npm run under Node 24 (the system's npm, or any npm a test starts) reads its global config from
+# Node 24's prefix (<node>/etc/npmrc), not from the system's: give it a copy of the system npm's
+# global config, so every npm on this runtime trusts the registry the way provisioning did (a site's
+# CA file, registry, proxy). Kept in step on every run; a no-op when the system has none.
+_sync_npmrc() {
+  local sys_node sys_prefix
+  sys_node="$(command -v node)" || return 0
+  sys_prefix="$(dirname "$(dirname "$(readlink -f "$sys_node")")")"
+  [ -f "$sys_prefix/etc/npmrc" ] || return 0
+  [ "$sys_prefix" = "$_node_dir" ] && return 0
+  cmp -s "$sys_prefix/etc/npmrc" "$_node_dir/etc/npmrc" 2>/dev/null && return 0
+  if ! { mkdir -p "$_node_dir/etc" && cp "$sys_prefix/etc/npmrc" "$_node_dir/etc/npmrc.tmp" &&
+    mv "$_node_dir/etc/npmrc.tmp" "$_node_dir/etc/npmrc"; }; then
+    _log "could not copy the system npm configuration $sys_prefix/etc/npmrc to $_node_dir/etc/npmrc."
+    return 1
+  fi
+}
+
 _provision() {
   mkdir -p "$APPLIANCE_RUNTIME_DIR" || { _log "could not create $APPLIANCE_RUNTIME_DIR; set APPLIANCE_RUNTIME_DIR to a writable directory."; return 1; }
   local need_node=0 need_pnpm=0
@@ -77,7 +95,7 @@ _provision() {
   # Both are fetched with the system's npm under the system's Node, before Node 24 goes on PATH:
   # npm run by another Node reads its global config from that Node's prefix and would miss the
   # site's settings (a CA file, a registry) in the system's npmrc.
-  if [ "$need_node" = 1 ]; then _install_node || return 1; fi
+  if [ "$need_node" = 1 ]; then _install_node || return 1; _sync_npmrc || return 1; fi
   if [ "$need_pnpm" = 1 ]; then _install_pnpm || return 1; fi
   if [ "$need_node" = 1 ]; then
     export PATH="$_node_dir/bin:$PATH"
@@ -96,7 +114,7 @@ _provision() {
 _provision_status=0
 _provision || _provision_status=$?
 unset _node_dir _pnpm_dir
-unset -f _log _tail_of _need_node24 _install_node _install_pnpm _provision
+unset -f _log _tail_of _need_node24 _install_node _install_pnpm _sync_npmrc _provision
 if [ "$_provision_status" -ne 0 ]; then
   unset _provision_status
   # Sourced: return to the caller; run directly: exit.

@@ -96,4 +96,27 @@ describe('tools/provision.sh with an unreachable registry', () => {
     expect(nodeVersion?.split('.')[0]).toBe('24');
     expect(pnpmVersion?.split('.')[0]).toBe('10');
   });
+
+  it("gives npm under Node 24 the system npm's global config (the registry's CA file)", () => {
+    const runtime = runtimeDir();
+    // Node 24 and pnpm present in the runtime directory, as after an earlier run without the copy.
+    const nodeDir = path.join(runtime, `node-${process.versions.node}`);
+    fs.mkdirSync(path.join(nodeDir, 'bin'), { recursive: true });
+    fs.symlinkSync(node24, path.join(nodeDir, 'bin', 'node'));
+    const pnpmBin = path.dirname(
+      spawnSync('bash', ['-c', 'command -v pnpm'], { encoding: 'utf8' }).stdout.trim(),
+    );
+    fs.mkdirSync(path.join(runtime, 'pnpm-10.34.8', 'node_modules'), { recursive: true });
+    fs.symlinkSync(pnpmBin, path.join(runtime, 'pnpm-10.34.8', 'node_modules', '.bin'));
+    const env = { ...freshEnv(runtime), APPLIANCE_NODE_VERSION: process.versions.node };
+    const r = run('bash', ['-c', '. tools/provision.sh && npm config get cafile'], env);
+    expect(r.stderr).not.toContain('provision:');
+    expect(r.status).toBe(0);
+    const system = '/usr/etc/npmrc';
+    const copy = path.join(nodeDir, 'etc', 'npmrc');
+    if (!fs.existsSync(system)) return expect(fs.existsSync(copy)).toBe(false);
+    expect(fs.readFileSync(copy, 'utf8')).toBe(fs.readFileSync(system, 'utf8'));
+    const cafile = /^cafile=(.*)$/m.exec(fs.readFileSync(system, 'utf8'))?.[1];
+    if (cafile) expect(r.stdout.trim()).toBe(cafile);
+  });
 });
