@@ -1,16 +1,37 @@
 import { spawn } from 'node:child_process';
+import { constants } from 'node:fs';
+import { access, stat } from 'node:fs/promises';
+import path from 'node:path';
 import { AppError } from './errors.ts';
 
 export interface RunOptions {
-  /** Milliseconds before the command is killed (SIGKILL after SIGTERM). Default 60 s. */
-  timeoutMs?: number;
+  /**
+   * Milliseconds before the command is killed (its whole process group, SIGKILL). Default 60 s.
+   * `null`: no timeout (a parity sync may run for hours); such a run is ended through `signal`.
+   */
+  timeoutMs?: number | null;
   /** Written to stdin (e.g. a password); never logged. */
   input?: string | Uint8Array;
-  /** Added to the minimal environment (PATH and LC_ALL only by default). */
+  /** Added to the fixed environment (`PATH` and `LC_ALL` only by default). */
   env?: Record<string, string | undefined>;
   cwd?: string;
   /** Return stdout as bytes instead of text. */
   encoding?: 'utf8' | 'buffer';
+  /**
+   * Streams the output line by line as it comes (a line ends at `\n` or `\r`, so progress lines
+   * that rewrite themselves arrive one by one). With it, `stdout`/`stderr` of the result keep only
+   * their last 64 KiB: a long run's output is never held in memory whole.
+   */
+  onLine?: (line: string, stream: 'stdout' | 'stderr') => void;
+  /**
+   * Cancels the run: `killSignal` goes to the tool's process group, then SIGKILL after
+   * `killGraceMs` if it has not exited. The result says `cancelled: true`.
+   */
+  signal?: AbortSignal;
+  /** Default SIGTERM. SnapRAID stops cleanly on SIGINT (it saves its state first). */
+  killSignal?: NodeJS.Signals;
+  /** Default 30 s. */
+  killGraceMs?: number;
 }
 
 export interface CommandResult {
@@ -20,16 +41,25 @@ export interface CommandResult {
   stdout: string;
   stderr: string;
   timedOut: boolean;
+  /** Ended through `RunOptions.signal`. */
+  cancelled?: boolean;
 }
 
 /**
- * Runs host tools as argument lists (never through a shell) with a timeout and a minimal
- * environment. A non-zero exit is a result, not an exception; a missing tool is
- * `501 not_configured` naming the Debian package to install.
+ * Runs host tools as argument lists (never through a shell) with a timeout and the fixed
+ * environment of 09 (`LC_ALL=C`, `PATH=/usr/sbin:/usr/bin:/sbin:/bin`). A non-zero exit is a
+ * result, not an exception; a missing tool is `501 not_configured` naming the Debian package.
+ * `resolve` answers "is this tool installed" with the very lookup `run` uses, so a check made
+ * before a write can never pass for a tool the run then does not find.
  */
 export interface CommandRunner {
   run(command: string, args: readonly string[], options?: RunOptions): Promise<CommandResult>;
+  /** The executable `run` would start for `command`, or null when it is not installed. */
+  resolve(command: string): Promise<string | null>;
 }
+
+/** The PATH every host command runs with (09 "Host tools"), whatever the service inherited. */
+export const HOST_PATH = '/usr/sbin:/usr/bin:/sbin:/bin';
 
 /** Debian package that ships each tool the service drives. */
 export const DEBIAN_PACKAGE: Record<string, string> = {
@@ -57,6 +87,19 @@ export const DEBIAN_PACKAGE: Record<string, string> = {
   age: 'age',
   zstd: 'zstd',
   openssl: 'openssl',
+  smartctl: 'smartmontools',
+  rsync: 'rsync',
+  restic: 'restic',
+  upsc: 'nut-client',
+  smbd: 'samba',
+  smbcontrol: 'samba-common-bin',
+  pdbedit: 'samba-common-bin',
+  smbclient: 'smbclient',
+  systemctl: 'systemd',
+  sha256sum: 'coreutils',
+  xfs_growfs: 'xfsprogs',
+  sync: 'coreutils',
+  udevadm: 'udev',
 };
 
 export const missingTool = (command: string): AppError => {
@@ -71,58 +114,171 @@ export const missingTool = (command: string): AppError => {
   );
 };
 
+/**
+ * The real runner. `path` replaces the fixed PATH (tests put guard shims first); nothing of the
+ * service's own environment reaches a tool but what `RunOptions.env` adds.
+ */
 export function createCommandRunner(defaults: { timeoutMs?: number; path?: string } = {}): CommandRunner {
-  const basePath =
-    defaults.path ?? process.env['PATH'] ?? '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
+  const searchPath = defaults.path ?? HOST_PATH;
+  const dirs = searchPath.split(':').filter((d) => d !== '');
+  const resolve = async (command: string): Promise<string | null> => {
+    if (command.includes('/')) return (await isExecutableFile(command)) ? command : null;
+    for (const dir of dirs) {
+      const candidate = path.join(dir, command);
+      if (await isExecutableFile(candidate)) return candidate;
+    }
+    return null;
+  };
   return {
-    run(command, args, options = {}) {
-      const env: Record<string, string> = { PATH: basePath, LC_ALL: 'C.UTF-8' };
+    resolve,
+    async run(command, args, options = {}) {
+      const executable = await resolve(command);
+      if (executable === null) throw missingTool(command);
+      const env: Record<string, string> = { PATH: searchPath, LC_ALL: 'C' };
       for (const [k, v] of Object.entries(options.env ?? {})) if (v !== undefined) env[k] = v;
-      const timeoutMs = options.timeoutMs ?? defaults.timeoutMs ?? 60_000;
-      return new Promise<CommandResult>((resolve, reject) => {
-        // Its own process group, so a timeout kills the tool and everything it started.
-        const child = spawn(command, [...args], {
-          env,
-          cwd: options.cwd,
-          detached: true,
-          stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
-        });
-        const out: Buffer[] = [];
-        const err: Buffer[] = [];
-        let timedOut = false;
-        const timer = setTimeout(() => {
-          timedOut = true;
-          try {
-            process.kill(-child.pid!, 'SIGKILL');
-          } catch {
-            child.kill('SIGKILL');
-          }
-        }, timeoutMs);
-        child.stdout!.on('data', (d: Buffer) => out.push(d));
-        child.stderr!.on('data', (d: Buffer) => err.push(d));
-        child.once('error', (e: NodeJS.ErrnoException) => {
-          clearTimeout(timer);
-          reject(e.code === 'ENOENT' || e.code === 'EACCES' ? missingTool(command) : e);
-        });
-        child.once('close', (code, signal) => {
-          clearTimeout(timer);
-          const stdout = Buffer.concat(out);
-          resolve({
-            command,
-            args,
-            exitCode: code ?? (signal ? -1 : -1),
-            stdout: options.encoding === 'buffer' ? stdout.toString('latin1') : stdout.toString('utf8'),
-            stderr: Buffer.concat(err).toString('utf8'),
-            timedOut,
-          });
-        });
-        if (options.input !== undefined) {
-          child.stdin!.on('error', () => undefined); // the tool may exit without reading
-          child.stdin!.end(options.input);
-        }
-      });
+      const timeoutMs = options.timeoutMs === undefined ? (defaults.timeoutMs ?? 60_000) : options.timeoutMs;
+      return spawnTool(command, executable, args, env, timeoutMs, options);
     },
   };
+}
+
+async function isExecutableFile(file: string): Promise<boolean> {
+  try {
+    await access(file, constants.X_OK);
+    return (await stat(file)).isFile();
+  } catch {
+    return false;
+  }
+}
+
+const TAIL_BYTES = 64 * 1024;
+
+function spawnTool(
+  command: string,
+  executable: string,
+  args: readonly string[],
+  env: Record<string, string>,
+  timeoutMs: number | null,
+  options: RunOptions,
+): Promise<CommandResult> {
+  return new Promise<CommandResult>((resolve, reject) => {
+    // Its own process group, so a timeout or a cancel reaches the tool and everything it started.
+    const child = spawn(executable, [...args], {
+      argv0: command,
+      env,
+      cwd: options.cwd,
+      detached: true,
+      stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+    });
+    const streaming = options.onLine !== undefined;
+    const out = new OutputBuffer(streaming ? TAIL_BYTES : null);
+    const err = new OutputBuffer(streaming ? TAIL_BYTES : null);
+    const lines = { stdout: '', stderr: '' };
+    let timedOut = false;
+    let cancelled = false;
+    let graceTimer: NodeJS.Timeout | undefined;
+    const killGroup = (signal: NodeJS.Signals) => {
+      try {
+        process.kill(-child.pid!, signal);
+      } catch {
+        child.kill(signal);
+      }
+    };
+    const timer =
+      timeoutMs === null
+        ? undefined
+        : setTimeout(() => {
+            timedOut = true;
+            killGroup('SIGKILL');
+          }, timeoutMs);
+    const onAbort = () => {
+      if (cancelled) return;
+      cancelled = true;
+      killGroup(options.killSignal ?? 'SIGTERM');
+      graceTimer = setTimeout(() => killGroup('SIGKILL'), options.killGraceMs ?? 30_000);
+    };
+    if (options.signal?.aborted) queueMicrotask(onAbort);
+    else options.signal?.addEventListener('abort', onAbort, { once: true });
+    const feed = (stream: 'stdout' | 'stderr', chunk: Buffer) => {
+      if (!streaming) return;
+      const text = lines[stream] + chunk.toString('utf8');
+      const parts = text.split(/\r\n|\r|\n/);
+      lines[stream] = parts.pop() ?? '';
+      for (const line of parts) if (line !== '') options.onLine!(line, stream);
+    };
+    child.stdout!.on('data', (d: Buffer) => {
+      out.push(d);
+      feed('stdout', d);
+    });
+    child.stderr!.on('data', (d: Buffer) => {
+      err.push(d);
+      feed('stderr', d);
+    });
+    const cleanup = () => {
+      if (timer) clearTimeout(timer);
+      if (graceTimer) clearTimeout(graceTimer);
+      options.signal?.removeEventListener('abort', onAbort);
+    };
+    child.once('error', (e: NodeJS.ErrnoException) => {
+      cleanup();
+      reject(e.code === 'ENOENT' || e.code === 'EACCES' ? missingTool(command) : e);
+    });
+    child.once('close', (code, signal) => {
+      cleanup();
+      if (streaming) {
+        for (const stream of ['stdout', 'stderr'] as const)
+          if (lines[stream] !== '') options.onLine!(lines[stream], stream);
+      }
+      const stdout = out.bytes();
+      resolve({
+        command,
+        args,
+        exitCode: code ?? (signal ? -1 : -1),
+        stdout: options.encoding === 'buffer' ? stdout.toString('latin1') : stdout.toString('utf8'),
+        stderr: err.bytes().toString('utf8'),
+        timedOut,
+        ...(cancelled ? { cancelled: true } : {}),
+      });
+    });
+    if (options.input !== undefined) {
+      child.stdin!.on('error', () => undefined); // the tool may exit without reading
+      child.stdin!.end(options.input);
+    }
+  });
+}
+
+/** All of a stream's output, or only its last `limit` bytes. */
+class OutputBuffer {
+  private chunks: Buffer[] = [];
+  private size = 0;
+  private readonly limit: number | null;
+  constructor(limit: number | null) {
+    this.limit = limit;
+  }
+  push(chunk: Buffer): void {
+    this.chunks.push(chunk);
+    this.size += chunk.length;
+    if (this.limit === null || this.size <= this.limit * 2) return;
+    const all = Buffer.concat(this.chunks).subarray(-this.limit);
+    this.chunks = [all];
+    this.size = all.length;
+  }
+  bytes(): Buffer {
+    const all = Buffer.concat(this.chunks);
+    return this.limit === null ? all : all.subarray(-this.limit);
+  }
+}
+
+/** The tools of `tools` that are not installed, in order (the same lookup `run` uses). */
+export async function missingTools(runner: CommandRunner, tools: readonly string[]): Promise<string[]> {
+  const found = await Promise.all(tools.map((t) => runner.resolve(t)));
+  return tools.filter((_, i) => found[i] === null);
+}
+
+/** Throws `501 not_configured` for the first tool of `tools` that is not installed. */
+export async function requireTools(runner: CommandRunner, tools: readonly string[]): Promise<void> {
+  const [missing] = await missingTools(runner, tools);
+  if (missing !== undefined) throw missingTool(missing);
 }
 
 /** Throws an Error carrying stderr when a command did not exit 0 (for adapters that need success). */

@@ -2,7 +2,6 @@ import type { AppError, Clock, CommandRunner, InventoryReader } from '@appliance
 import type { NewExternalDiskRow } from './core/check-register.ts';
 import type { FormatStep } from './core/commands.ts';
 import type { ArraySlotIdentity, ExternalDiskRow, ExternalFilesystem } from './core/types.ts';
-import type { ToolCheck } from './node/tools.ts';
 
 /** Structured log lines (the tools' stderr goes here, never to the client). */
 export interface Log {
@@ -74,9 +73,9 @@ export interface ExternalDiskStore {
 export interface ExternalDiskDeps {
   inventory: InventoryReader;
   store: ExternalDiskStore;
+  /** Runs every command and answers which tools are installed (`resolve`: the same lookup). */
   runner: CommandRunner;
   locks: DiskLocks;
-  tools: ToolCheck;
   clock: Clock;
   log: Log;
   /** Resolves symlinks of a device path (fs.realpath through the host paths). */

@@ -61,6 +61,7 @@ try {
   let mkfsMs = 0;
   let commands = 0;
   ctx.runner = {
+    resolve: (command) => inner.resolve(command),
     async run(command, args, options) {
       const t = performance.now();
       const result = await inner.run(command, args, options);

@@ -244,6 +244,7 @@ export function guardedRunner(): CommandRunner & { refused: string[] } {
   const refused: string[] = [];
   return {
     refused,
+    resolve: (command) => real.resolve(command),
     run(command, args, options) {
       const base = command.split('/').pop() ?? command;
       if (DISK_WRITERS.has(base)) {

@@ -36,6 +36,7 @@ describe('array setup on real loop devices (lab mode)', () => {
     imageDir = path.join(root, 'images');
     const real = createCommandRunner({ path: await installGuardShims(path.join(root, 'shims'), imageDir) });
     runner = {
+      resolve: (cmd) => real.resolve(cmd),
       run: (cmd, args, opts) => {
         ran.push([cmd, ...args].join(' '));
         return real.run(cmd, args, opts);
@@ -89,6 +90,7 @@ describe('array setup on real loop devices (lab mode)', () => {
     // inject a failure at the cache's mkfs: the first three disks get mounted, then undone
     const cacheDevice = (disks[3] as LoopDisk).device;
     const failing: CommandRunner = {
+      resolve: (cmd) => runner.resolve(cmd),
       run: (cmd, args, opts) =>
         cmd.startsWith('mkfs.') && args.includes(cacheDevice)
           ? Promise.resolve({

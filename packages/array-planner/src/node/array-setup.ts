@@ -5,6 +5,7 @@ import {
   type HostPaths,
   expectSuccess,
   isAppError,
+  requireTools,
   writeFileAtomic,
 } from '@appliance/common';
 import type { ArraySetupPlan, PlannedMember } from '../core/array-setup.ts';
@@ -58,38 +59,27 @@ const MKFS: Record<ArrayFilesystem, (label: string, device: string) => string[]>
   btrfs: (label, device) => ['-f', '-L', label, device],
 };
 
-const VERSION_ARGS: Record<string, string[]> = {
-  wipefs: ['--version'],
-  blkid: ['--version'],
-  mount: ['--version'],
-  findmnt: ['--version'],
-  'mkfs.xfs': ['-V'],
-  'mkfs.ext4': ['-V'],
-  'mkfs.btrfs': ['--version'],
-};
-
 /**
- * 08 §9.3 step 2: every tool the setup needs answers (a missing one is `501 not_configured`
- * naming the Debian package, from the command runner). Runs only version queries.
+ * 08 §9.3 step 2: every tool the setup needs is installed, answered by the runner's own lookup (the
+ * one `run` uses), so a tool the run would not find is `501 not_configured` naming the Debian
+ * package before any disk is written.
  */
 export async function checkSetupTools(
   runner: CommandRunner,
   filesystems: readonly ArrayFilesystem[],
 ): Promise<void> {
-  const tools = ['wipefs', ...new Set(filesystems.map((f) => `mkfs.${f}`)), 'blkid', 'mount', 'findmnt'];
-  for (const tool of tools)
-    await runner.run(tool, VERSION_ARGS[tool] ?? ['--version'], { timeoutMs: 10_000 });
+  await requireTools(runner, [
+    'wipefs',
+    ...new Set(filesystems.map((f) => `mkfs.${f}`)),
+    'blkid',
+    'mount',
+    'findmnt',
+  ]);
 }
 
 /** Whether mergerfs is installed (the pool is optional: without it `poolMounted: false`). */
 export async function mergerfsInstalled(runner: CommandRunner): Promise<boolean> {
-  try {
-    const r = await runner.run('mergerfs', ['--version'], { timeoutMs: 10_000 });
-    return !r.timedOut;
-  } catch (err) {
-    if (isAppError(err) && err.code === 'not_configured') return false;
-    throw err;
-  }
+  return (await runner.resolve('mergerfs')) !== null;
 }
 
 /**

@@ -47,6 +47,7 @@ function fakeRunner(
 ) {
   const log: string[] = [];
   const runner: CommandRunner = {
+    resolve: async (command) => `/usr/bin/${command}`,
     async run(command, args) {
       log.push([command, ...args].join(' '));
       const a = answer(command, args);

@@ -65,6 +65,7 @@ describe('batched blkid probes on real loop devices', () => {
     ]);
     const real = createCommandRunner();
     runner = {
+      resolve: (command) => real.resolve(command),
       run(command, args, options) {
         batches.push(args.slice(4));
         return real.run(command, args, options);

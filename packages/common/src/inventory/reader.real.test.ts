@@ -39,6 +39,7 @@ describe('inventory reader on this machine (real sysfs, real loop devices)', () 
     disks.push(await createLoopDisk({ sizeBytes: 96 * MiB, imageDir }));
     const real = createCommandRunner();
     runner = {
+      resolve: (command) => real.resolve(command),
       run(command, args, options) {
         calls.push(command);
         return real.run(command, args, options);

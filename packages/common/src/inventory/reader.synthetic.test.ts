@@ -23,6 +23,7 @@ function recordingRunner(
   const calls: string[][] = [];
   return {
     calls,
+    resolve: async (command) => `/usr/sbin/${command}`,
     async run(command, args) {
       calls.push([command, ...args]);
       if (!answer) throw new Error(`unexpected command ${command} ${args.join(' ')}`);

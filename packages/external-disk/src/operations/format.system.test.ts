@@ -10,6 +10,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import {
   AppError,
+  createCommandRunner,
   createHostPaths,
   createInventoryReader,
   identityOf,
@@ -19,7 +20,6 @@ import {
 import { createLoopDisk, type LoopDisk, requirePrerequisites } from '@appliance/lab';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { TryLocks } from '../keyed-lock.ts';
-import { createToolCheck } from '../node/tools.ts';
 import type { ExternalDiskDeps } from '../ports.ts';
 import {
   createGuardedRunner,
@@ -63,7 +63,6 @@ async function lab(options: GuardOptions = {}) {
     store,
     runner: guarded.runner,
     locks: new TryLocks(),
-    tools: createToolCheck(guarded.searchPath),
     clock: systemClock,
     log: { info: () => {}, warn: () => {}, error: () => {} },
     realpath: (p) => fs.realpath(p),
@@ -394,6 +393,7 @@ describe('format (07 §6) on real loop devices', () => {
     const vanishing: ExternalDiskDeps = {
       ...deps,
       runner: {
+        resolve: (command) => deps.runner.resolve(command),
         run: (command, args, options) =>
           command.startsWith('mkfs.')
             ? Promise.reject(new AppError(501, 'not_configured', `${command} is not installed`))
@@ -446,7 +446,7 @@ describe('format (07 §6) on real loop devices', () => {
       await fs.symlink(`/usr/sbin/${tool}`, path.join(bin, tool));
     const err = await refusal(
       formatExternal(
-        { ...deps, tools: createToolCheck(bin) },
+        { ...deps, runner: createCommandRunner({ path: bin }) },
         { label: 'anything', filesystem: 'btrfs', confirmation: 'x' },
       ),
     );

@@ -1,4 +1,4 @@
-import { AppError, badRequest, type DiskInventoryEntry } from '@appliance/common';
+import { AppError, badRequest, type DiskInventoryEntry, missingTools } from '@appliance/common';
 import { type ApprovedFormat, checkFormat } from '../core/check-format.ts';
 import { identityColumns } from '../core/check-register.ts';
 import { toolsFor } from '../core/commands.ts';
@@ -50,7 +50,8 @@ async function format(deps: ExternalDiskDeps, request: FormatRequest): Promise<F
   if (!isValidLabel(label)) throw badRequest([{ path: 'label', message: LABEL_RULE }]);
   const filesystem = request.filesystem ?? DEFAULT_FILESYSTEM;
   // 4
-  const missing = await deps.tools.missing(toolsFor(filesystem));
+  // the runner's own lookup: a tool it would not find can never pass this check (then erase a disk)
+  const missing = await missingTools(deps.runner, toolsFor(filesystem));
   if (missing.length > 0) throw missingToolRefusal(missing);
   // 5–13 on arrival
   const first = await checkAgainstFreshFacts(deps, request, filesystem, null);

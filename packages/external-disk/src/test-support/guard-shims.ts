@@ -68,6 +68,7 @@ exec /usr/sbin/${tool} "$@"
     searchPath,
     setFaults,
     runner: {
+      resolve: (command) => inner.resolve(command),
       async run(command, args, opts) {
         const result = await inner.run(command, args, opts);
         log.push({ command, args, exitCode: result.exitCode });

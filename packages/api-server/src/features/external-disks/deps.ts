@@ -1,13 +1,10 @@
 import fsSync from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { createToolCheck, type ExternalDiskDeps, FORMAT_PATH } from '@appliance/external-disk';
+import type { ExternalDiskDeps } from '@appliance/external-disk';
 import type { AppContext } from '../../context.ts';
 import type { Actor } from '../../services/audit.ts';
 import { createExternalDiskStore } from './store.ts';
-
-/** Format tools are looked up where the command runner finds them, then in the system dirs. */
-const tools = createToolCheck([process.env['PATH'] ?? '', FORMAT_PATH].filter(Boolean).join(':'));
 
 /** The ports of `@appliance/external-disk`, wired to the server's context for one request. */
 export function externalDiskDeps(ctx: AppContext, actor: Actor | null): ExternalDiskDeps {
@@ -16,7 +13,6 @@ export function externalDiskDeps(ctx: AppContext, actor: Actor | null): External
     store: createExternalDiskStore(ctx, actor),
     runner: ctx.runner,
     locks: ctx.locks,
-    tools,
     clock: ctx.clock,
     log: ctx.logger,
     realpath: (device) => realDevicePath(ctx, device),

@@ -49,6 +49,7 @@ function countingRunner(): CommandRunner & { testparmRuns: () => number } {
   const real = createCommandRunner();
   let runs = 0;
   return {
+    resolve: (cmd) => real.resolve(cmd),
     run(cmd, args, opts) {
       if (cmd === 'testparm') runs += 1;
       return real.run(cmd, args, opts);

@@ -55,6 +55,7 @@ export function loggingRunner(pathEnv: string): CommandRunner & { log: string[] 
   const log: string[] = [];
   return {
     log,
+    resolve: (command) => real.resolve(command),
     run(command, args, options) {
       log.push([command, ...args].join(' '));
       return real.run(command, args, options);
