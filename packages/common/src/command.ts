@@ -32,6 +32,8 @@ export interface RunOptions {
   killSignal?: NodeJS.Signals;
   /** Default 30 s. */
   killGraceMs?: number;
+  /** Called with the tool's process id once it started (jobs record it to find a leftover later). */
+  onSpawn?: (pid: number) => void;
 }
 
 export interface CommandResult {
@@ -170,6 +172,7 @@ function spawnTool(
       detached: true,
       stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
     });
+    if (child.pid !== undefined) options.onSpawn?.(child.pid);
     const streaming = options.onLine !== undefined;
     const out = new OutputBuffer(streaming ? TAIL_BYTES : null);
     const err = new OutputBuffer(streaming ? TAIL_BYTES : null);

@@ -1,0 +1,90 @@
+import { describe, expect, it } from 'vitest';
+import type { DiffSummary } from './diff.ts';
+import { decideSync } from './guard.ts';
+import { DEFAULT_PARITY_SETTINGS } from './settings.ts';
+
+const diff = (o: Partial<DiffSummary>): DiffSummary => ({
+  equal: 0,
+  added: 0,
+  removed: 0,
+  updated: 0,
+  moved: 0,
+  copied: 0,
+  restored: 0,
+  paths: { added: [], removed: [], updated: [], moved: [], copied: [] },
+  changes: true,
+  ...o,
+});
+const now = new Date('2026-11-25T03:00:00Z');
+const t = DEFAULT_PARITY_SETTINGS;
+
+describe('decideSync (the deletion guard)', () => {
+  it('lets a sync through within the thresholds and when nothing changed', () => {
+    expect(
+      decideSync({
+        diff: diff({ removed: 50, added: 900 }),
+        thresholds: t,
+        force: false,
+        blockedSince: null,
+        now,
+      }),
+    ).toEqual({
+      proceed: true,
+      reason: 'within_thresholds',
+    });
+    expect(
+      decideSync({ diff: diff({ changes: false }), thresholds: t, force: false, blockedSince: null, now })
+        .proceed,
+    ).toBe(true);
+  });
+  it('blocks more removed files than the delete threshold (default 50), naming the count', () => {
+    expect(
+      decideSync({ diff: diff({ removed: 60 }), thresholds: t, force: false, blockedSince: null, now }),
+    ).toEqual({
+      proceed: false,
+      reason: 'threshold',
+      crossed: [{ count: 'removed', value: 60, threshold: 50 }],
+    });
+  });
+  it('the update threshold is off by default and blocks when set', () => {
+    const d = diff({ updated: 5000 });
+    expect(decideSync({ diff: d, thresholds: t, force: false, blockedSince: null, now }).proceed).toBe(true);
+    expect(
+      decideSync({
+        diff: d,
+        thresholds: { ...t, updateThreshold: 100 },
+        force: false,
+        blockedSince: null,
+        now,
+      }),
+    ).toMatchObject({ proceed: false, crossed: [{ count: 'updated', value: 5000, threshold: 100 }] });
+  });
+  it('force skips the guard', () => {
+    expect(
+      decideSync({ diff: diff({ removed: 10_000 }), thresholds: t, force: true, blockedSince: null, now }),
+    ).toEqual({
+      proceed: true,
+      reason: 'forced',
+    });
+  });
+  it('syncs anyway after N blocked days when that setting is on, not before', () => {
+    const th = { ...t, autoSyncAfterBlockedDays: 3 };
+    const d = diff({ removed: 60 });
+    const since = new Date('2026-11-22T03:00:00Z');
+    expect(decideSync({ diff: d, thresholds: th, force: false, blockedSince: since, now }).reason).toBe(
+      'auto_after_blocked_days',
+    );
+    expect(
+      decideSync({
+        diff: d,
+        thresholds: th,
+        force: false,
+        blockedSince: new Date('2026-11-23T03:00:00Z'),
+        now,
+      }).proceed,
+    ).toBe(false);
+    expect(decideSync({ diff: d, thresholds: t, force: false, blockedSince: since, now }).proceed).toBe(
+      false,
+    );
+  });
+});
