@@ -7,8 +7,10 @@ import type { WriteQueue } from './db/write-queue.ts';
 import type { Logger } from './logger.ts';
 import type { AuditLog } from './services/audit.ts';
 import type { EventBus } from './services/events.ts';
+import type { JobRunner } from './services/jobs.ts';
 import type { KeyedLocks } from './services/locks.ts';
 import type { OperationGate } from './services/operation-gate.ts';
+import type { Scheduler } from './services/scheduler.ts';
 
 /**
  * Everything a route handler may use. Built once at startup (createContext) and passed to every
@@ -33,6 +35,10 @@ export interface AppContext {
   locks: KeyedLocks;
   /** The import lock: every write and long operation passes it (http/app.ts, 08 §14). */
   gate: OperationGate;
+  /** Long operations as jobs (services/jobs.ts): rows, progress, exclusion, cancel, recovery. */
+  jobs: JobRunner;
+  /** The in-service scheduler (services/scheduler.ts), on `clock`. */
+  scheduler: Scheduler;
   /** Fresh disk inventory on every call (lab mode from the configuration). */
   inventory: InventoryReader;
   /** Hooks features register for each other (e.g. smb.conf regeneration after a user delete). */

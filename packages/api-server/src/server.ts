@@ -40,10 +40,12 @@ import { type Logger, createLogger } from './logger.ts';
 import { AuditLog } from './services/audit.ts';
 import { Authenticator } from './services/auth.ts';
 import { EventBus } from './services/events.ts';
+import { JobRunner } from './services/jobs.ts';
 import { KeyedLocks } from './services/locks.ts';
 import { OperationGate } from './services/operation-gate.ts';
 import { Lockout } from './services/lockout.ts';
 import { Passwords } from './services/passwords.ts';
+import { Scheduler } from './services/scheduler.ts';
 
 export const VERSION = '0.1.0';
 
@@ -56,6 +58,8 @@ export interface StartOptions {
   /** Replace hooks (tests inject failures this way). */
   hooks?: Partial<Hooks>;
   passwords?: Passwords;
+  /** Run the scheduler's timer (default true; tests that drive `ctx.scheduler.tick()` may turn it off). */
+  scheduler?: boolean;
 }
 
 export interface RunningServer {
@@ -154,7 +158,11 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     inventory: options.inventory ?? defaultInventory(paths, runner, config),
     hooks,
     random: { uuid: randomUUID, bytes: randomBytes },
+    jobs: undefined as unknown as JobRunner,
+    scheduler: undefined as unknown as Scheduler,
   };
+  ctx.jobs = new JobRunner(ctx);
+  ctx.scheduler = new Scheduler(ctx);
   const passwords = options.passwords ?? new Passwords();
   const auth = new Authenticator(ctx, passwords, new Lockout());
   const features = allFeatures(auth, passwords, VERSION);
@@ -164,6 +172,10 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     if (typeof stop === 'function') stops.push(stop);
   }
   if (options.hooks) Object.assign(hooks, options.hooks);
+  // Jobs a stopped service left running are recorded interrupted before anything can start one;
+  // then the scheduler runs what is due (a slot missed while down runs now, once).
+  await ctx.jobs.recover();
+  if (options.scheduler !== false) ctx.scheduler.start();
   const app = createApp(
     ctx,
     auth,
@@ -217,6 +229,8 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
           closeServer(tcpServer as unknown as net.Server | null),
           closeServer(socketServer),
         ]);
+        await ctx.scheduler.stop();
+        await ctx.jobs.stop();
         for (const stop of stops.reverse()) await stop();
         await ctx.writes.run(() => undefined).catch(() => undefined);
         opened.close();

@@ -10,6 +10,7 @@ import {
   index,
   integer,
   primaryKey,
+  real,
   sqliteTable,
   text,
   uniqueIndex,
@@ -363,4 +364,100 @@ export const stacks = sqliteTable(
       sql`(${t.templateSource} is null and ${t.templateId} is null and ${t.templateRevision} is null) or (${t.templateSource} is not null and ${t.templateId} is not null and ${t.templateRevision} is not null)`,
     ),
   ],
+);
+
+// ── jobs and schedules (09) ────────────────────────────────────────────────────────────────────
+export const JOB_STATES = [
+  'queued',
+  'running',
+  'succeeded',
+  'failed',
+  'cancelled',
+  'interrupted',
+  'blocked',
+] as const;
+
+/** Long operations (parity sync and scrub, disk jobs, backups): one row each, kept as history. */
+export const jobs = sqliteTable(
+  'jobs',
+  {
+    id: text('id').primaryKey(),
+    type: text('type').notNull(),
+    target: text('target').notNull(),
+    state: text('state', { enum: JOB_STATES }).notNull(),
+    phase: text('phase'),
+    percent: real('percent'),
+    bytesDone: integer('bytes_done'),
+    bytesTotal: integer('bytes_total'),
+    etaSeconds: integer('eta_seconds'),
+    cancellable: integer('cancellable').notNull().default(0),
+    trigger: text('trigger', { enum: ['request', 'schedule'] }).notNull(),
+    actor: text('actor').notNull(),
+    /** JSON: what the job was asked to do (never a secret). */
+    params: text('params').notNull().default('{}'),
+    /** JSON: what it did (succeeded, blocked), or null. */
+    result: text('result'),
+    /** JSON `{code, message, details?}` (failed, cancelled, interrupted, blocked), or null. */
+    error: text('error'),
+    /** JSON array: the last lines of the tool's output. */
+    output: text('output').notNull().default('[]'),
+    /** The host process the job runs (found and stopped after a crash), or null. */
+    pid: integer('pid'),
+    createdAt: text('created_at').notNull(),
+    startedAt: text('started_at'),
+    endedAt: text('ended_at'),
+  },
+  (t) => [
+    index('jobs_type_created').on(t.type, t.createdAt),
+    index('jobs_state').on(t.state),
+    check(
+      'jobs_state_check',
+      sql`${t.state} in ('queued', 'running', 'succeeded', 'failed', 'cancelled', 'interrupted', 'blocked')`,
+    ),
+    check('jobs_trigger_check', sql`${t.trigger} in ('request', 'schedule')`),
+  ],
+);
+
+/** The last slot each in-service schedule ran for (a slot missed while down runs once at start). */
+export const scheduleRuns = sqliteTable('schedule_runs', {
+  name: text('name').primaryKey(),
+  lastDueAt: text('last_due_at').notNull(),
+  lastRunAt: text('last_run_at').notNull(),
+  jobId: text('job_id'),
+});
+
+// ── parity (issue 27) ──────────────────────────────────────────────────────────────────────────
+export const paritySettings = sqliteTable(
+  'parity_settings',
+  {
+    id: integer('id').primaryKey(),
+    syncEnabled: integer('sync_enabled').notNull(),
+    syncTime: text('sync_time').notNull(),
+    scrubEnabled: integer('scrub_enabled').notNull(),
+    scrubTime: text('scrub_time').notNull(),
+    scrubEveryDays: integer('scrub_every_days').notNull(),
+    scrubPercent: integer('scrub_percent').notNull(),
+    scrubOlderThanDays: integer('scrub_older_than_days').notNull(),
+    deleteThreshold: integer('delete_threshold').notNull(),
+    updateThreshold: integer('update_threshold'),
+    autoSyncAfterBlockedDays: integer('auto_sync_after_blocked_days'),
+    touchBeforeSync: integer('touch_before_sync').notNull(),
+    updatedAt: text('updated_at').notNull(),
+  },
+  (t) => [check('parity_settings_singleton', sql`${t.id} = 1`)],
+);
+
+/** What the last parity jobs found (a GET reads this, never snapraid). */
+export const parityState = sqliteTable(
+  'parity_state',
+  {
+    id: integer('id').primaryKey(),
+    /** JSON: the last `snapraid diff` (counts, paths, when, which job). */
+    lastDiff: text('last_diff'),
+    /** JSON: the last `snapraid status` facts and when. */
+    lastStatus: text('last_status'),
+    /** When the current streak of guard-blocked syncs began (null: the last sync was not blocked). */
+    blockedSince: text('blocked_since'),
+  },
+  (t) => [check('parity_state_singleton', sql`${t.id} = 1`)],
 );

@@ -8,7 +8,9 @@ import { docsFeature } from './docs/index.ts';
 import { eventsFeature } from './events/index.ts';
 import { feature as externalDisks } from './external-disks/index.ts';
 import type { Feature } from './feature.ts';
+import { jobsFeature } from './jobs/index.ts';
 import { feature as notifications } from './notifications/index.ts';
+import { feature as parity } from './parity/index.ts';
 import { settingsFeature } from './settings/index.ts';
 import { setupFeature } from './setup/index.ts';
 import { feature as shareData } from './share-data/index.ts';
@@ -26,11 +28,13 @@ export function allFeatures(auth: Authenticator, passwords: Passwords, version: 
     userGroupsFeature,
     settingsFeature,
     auditFeature,
+    jobsFeature,
     eventsFeature(auth),
     notifications,
     shares,
     shareData,
     disks,
+    parity,
     externalDisks,
     apps,
     configArchiveFeature(auth),

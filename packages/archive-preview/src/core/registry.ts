@@ -28,6 +28,7 @@ export type Kind =
   | 'notification_severity'
   | 'array_settings'
   | 'external_disk'
+  | 'parity_settings'
   | 'hostname'
   | 'timezone'
   | 'backup_passphrase'
@@ -173,6 +174,15 @@ export const COMPARED: readonly ComparedTable[] = [
     label: () => '',
   },
   {
+    table: 'parity_settings',
+    category: 'system',
+    kind: 'parity_settings',
+    key: [],
+    columns: null,
+    ignored: ['id'],
+    label: () => '',
+  },
+  {
     table: 'external_disks',
     category: 'system',
     kind: 'external_disk',
@@ -229,6 +239,9 @@ export const NOT_COMPARED: Readonly<Record<string, string>> = {
   [MIGRATION_TABLE]: 'Schema version; blockers incompatible_archive and archive_newer_version.',
   stacks: "Generated together with each stack's files; differences show as stack_file.",
   catalog_sources: 'Restored with the catalog tree, which templates compares file by file.',
+  jobs: 'History of long operations (parity sync and scrub, disk jobs); never restored.',
+  schedule_runs: "Runtime: the last slot each schedule ran for; the live installation's own.",
+  parity_state: 'Runtime: what the last parity jobs found on the live array; never restored.',
 };
 
 /**

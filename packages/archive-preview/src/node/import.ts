@@ -70,6 +70,8 @@ export interface ImportDeps extends PreviewDeps {
    * (`409 operations_running`). While held, every other write answers `409 import_in_progress`.
    */
   tryLock(): (() => void) | null;
+  /** When `tryLock` fails: the refusal naming what runs (a job), or null for the generic one. */
+  whyBusy?(): AppError | null;
   /** smb.conf as the server renders it, from the prepared database (a better-sqlite3 file). */
   renderSmbConf(preparedDb: string): Promise<string>;
   /** testparm on a candidate smb.conf; throws when it is refused. */
@@ -164,7 +166,7 @@ export async function importUpload(
       diskMapping,
     });
     if (refusal) throw refusal;
-    if (!release) throw operationsRunning();
+    if (!release) throw deps.whyBusy?.() ?? operationsRunning();
     return await runSteps(deps, {
       contents: upload.result,
       extracted,

@@ -11,6 +11,7 @@ import { customConfPath, renderSmbConf, validateSmbConf } from '@appliance/share
 import Database from 'better-sqlite3';
 import { drizzle } from 'drizzle-orm/better-sqlite3';
 import type { AppContext } from '../../context.ts';
+import { jobRunning } from '../../services/jobs.ts';
 import { createSealer, machineKeyCheck } from '../../db/machine-key.ts';
 import { type Db, MIGRATIONS_DIR } from '../../db/open.ts';
 import * as schema from '../../db/schema.ts';
@@ -66,6 +67,12 @@ export function importDeps(
     sealer: ctx.sealer,
     exportDeps: exportDeps(ctx, options.appVersion),
     tryLock: () => ctx.gate.tryImport(),
+    whyBusy: () => {
+      const job = ctx.jobs.running()[0];
+      return job
+        ? jobRunning({ type: job.type, title: `the ${job.type} job`, target: job.target, jobId: job.id })
+        : null;
+    },
     async renderSmbConf(prepared) {
       const conn = new Database(prepared, { readonly: true, fileMustExist: true });
       try {

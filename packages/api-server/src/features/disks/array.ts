@@ -62,6 +62,19 @@ export async function setupArray(
 ) {
   const exists = checkNoArray(listSlots(ctx.db));
   if (exists) throw toAppError(exists);
+  const release = ctx.jobs.hold(['array'], { type: 'array.create', target: '/mnt/user' });
+  try {
+    return await setupArrayHeld(ctx, actor, body);
+  } finally {
+    release();
+  }
+}
+
+async function setupArrayHeld(
+  ctx: AppContext,
+  actor: Actor | null,
+  body: v.InferOutput<typeof ArraySetupBody>,
+) {
   await checkSetupTools(ctx.runner, [
     ...new Set(body.disks.map((d) => (d.role === 'parity' ? 'xfs' : (d.filesystem ?? 'xfs')))),
   ]);

@@ -1,191 +1,108 @@
 import { type AcceptedUpgrade, checkUpgradeRequest, measureSlot } from '@appliance/array-planner';
-import { conflict, type DiskInventoryEntry } from '@appliance/common';
+import { AppError, type DiskInventoryEntry } from '@appliance/common';
 import type { AppContext } from '../../context.ts';
 import type { Actor } from '../../services/audit.ts';
+import type { JobHandle, JobView } from '../../services/jobs.ts';
 import { listExternals, listSlots } from './store.ts';
 
-export type DiskJobStatus = 'queued' | 'running' | 'failed' | 'stopped';
-
-export interface DiskJob {
-  id: string;
-  type: AcceptedUpgrade['jobType'];
-  status: DiskJobStatus;
+/** What the upgrade job was asked to do (its `params`). */
+export interface UpgradeParams {
+  kind: AcceptedUpgrade['jobType'];
   mountpoint: string;
   device: string;
-  /** Why the job ended (a refusal code, or `not_implemented` for the copy phases). */
-  outcome: { code: string; message: string; details?: Record<string, unknown> } | null;
+  filesystem: string;
+  newMountpoint: string | null;
+  /** The replacement's by-id name, to find it again if its kernel name changed. */
+  byIdName: string | null;
 }
 
 /**
- * Disk jobs of one server (03 §12). In memory: the schema has no jobs table yet, so a job lives as
- * long as the process. One disk job at a time.
+ * The disk upgrade job (03 §12) on the job runner: before any write, a fresh inventory and rows,
+ * the replacement re-resolved through its by-id name, R1–R12 again, and the used bytes must still
+ * fit. The copy phases are not implemented: the job then ends `failed` with `not_implemented`
+ * without having written anything.
  */
-export class DiskJobs {
-  private readonly jobs = new Map<string, DiskJob>();
-  private readonly ctx: AppContext;
-  constructor(ctx: AppContext) {
-    this.ctx = ctx;
-  }
-
-  active(): DiskJob | undefined {
-    return [...this.jobs.values()].find((j) => j.status === 'queued' || j.status === 'running');
-  }
-
-  get(id: string): DiskJob | undefined {
-    return this.jobs.get(id);
-  }
-
-  /** Records the job and its audit row, then runs its pre-write checks in the background. */
-  async enqueue(actor: Actor | null, accepted: AcceptedUpgrade): Promise<DiskJob> {
-    const running = this.active();
-    if (running) {
-      throw conflict(
-        'disk_job_running',
-        'Another disk job is queued or running: wait for it to finish, then try again.',
-        { jobId: running.id },
-      );
-    }
-    const { plan } = accepted;
-    const job: DiskJob = {
-      id: this.ctx.random.uuid(),
-      type: accepted.jobType,
-      status: 'queued',
-      mountpoint: plan.mountpoint,
-      device: plan.replacementDevice,
-      outcome: null,
-    };
-    this.jobs.set(job.id, job);
-    try {
-      await this.ctx.writes.run((db) =>
-        this.ctx.audit.record(db, actor, {
-          operation: 'disks.array.upgrade',
-          target: plan.mountpoint,
-          details: {
-            status: 'started',
-            jobId: job.id,
-            type: job.type,
-            device: plan.replacementDevice,
-            newMountpoint: plan.newMountpoint,
-          },
-        }),
-      );
-    } catch (err) {
-      this.jobs.delete(job.id);
-      throw err;
-    }
-    const byIdName =
-      (await this.ctx.inventory.read()).disks.find((d) => d.device === plan.replacementDevice)?.byIdName ??
-      null;
-    setImmediate(() => {
-      void this.run(job, plan.filesystem, plan.newMountpoint, byIdName);
-    });
-    return job;
-  }
-
-  /**
-   * Before any write: a fresh inventory and rows, the replacement re-resolved through its by-id
-   * name, R1–R12 again, and the used bytes must still fit. The copy phases are not implemented:
-   * the job then stops without having written anything.
-   */
-  private async run(
-    job: DiskJob,
-    filesystem: string,
-    newMountpoint: string | null,
-    byIdName: string | null,
-  ): Promise<void> {
-    job.status = 'running';
-    const progress = this.ctx.events.progress(job.id, 'disk.upgrade', job.mountpoint);
-    try {
-      const inventory = await this.ctx.inventory.read();
-      const replacement: DiskInventoryEntry | undefined = byIdName
-        ? inventory.disks.find((d) => d.byIdName === byIdName)
-        : inventory.disks.find((d) => d.device === job.device);
-      if (!replacement) {
-        return this.end(
-          job,
-          'failed',
-          {
-            code: 'unmanaged_device',
-            message: `The replacement ${job.device} is no longer attached; nothing was written.`,
-          },
-          progress,
+export function upgradeJob(ctx: AppContext) {
+  return {
+    type: 'disk.upgrade',
+    title: 'disk upgrade',
+    groups: ['array'],
+    async run(job: JobHandle, p: UpgradeParams) {
+      job.phase('check');
+      const inventory = await ctx.inventory.read();
+      const replacement: DiskInventoryEntry | undefined = p.byIdName
+        ? inventory.disks.find((d) => d.byIdName === p.byIdName)
+        : inventory.disks.find((d) => d.device === p.device);
+      if (!replacement)
+        throw new AppError(
+          409,
+          'unmanaged_device',
+          `The replacement ${p.device} is no longer attached; nothing was written.`,
         );
-      }
-      const rows = listSlots(this.ctx.db);
       const checked = checkUpgradeRequest({
-        request: { mountpoint: job.mountpoint, device: replacement.device, filesystem: filesystem as 'xfs' },
-        rows,
+        request: { mountpoint: p.mountpoint, device: replacement.device, filesystem: p.filesystem as 'xfs' },
+        rows: listSlots(ctx.db),
         inventory,
-        externals: listExternals(this.ctx.db),
-        measurements: await measureSlot(this.ctx.paths, job.mountpoint),
-        newMountpoint,
+        externals: listExternals(ctx.db),
+        measurements: await measureSlot(ctx.paths, p.mountpoint),
+        newMountpoint: p.newMountpoint,
         confirmation: `ERASE ${replacement.device}`,
-        arrayStarted: job.type === 'disk_upgrade_parity',
+        arrayStarted: p.kind === 'disk_upgrade_parity',
         runningDiskJobId: null,
       });
-      if (checked.refusal) return this.end(job, 'failed', checked.refusal, progress);
+      if (checked.refusal)
+        throw new AppError(
+          checked.refusal.status,
+          checked.refusal.code,
+          checked.refusal.message,
+          checked.refusal.details,
+        );
       const plan = checked.plan.plan;
       if (
         plan.role === 'data' &&
         plan.previousUsedBytes !== null &&
         plan.previousUsedBytes > Math.floor(plan.sizeBytes * 0.98)
-      ) {
-        return this.end(
-          job,
-          'failed',
-          {
-            code: 'invalid_plan',
-            message: `The files on ${plan.mountpoint} (${plan.previousUsedBytes} bytes) no longer fit on ${plan.replacementDevice}; nothing was written.`,
-            details: { reason: 'does_not_fit', usedBytes: plan.previousUsedBytes, sizeBytes: plan.sizeBytes },
-          },
-          progress,
+      )
+        throw new AppError(
+          409,
+          'invalid_plan',
+          `The files on ${plan.mountpoint} (${plan.previousUsedBytes} bytes) no longer fit on ${plan.replacementDevice}; nothing was written.`,
+          { reason: 'does_not_fit', usedBytes: plan.previousUsedBytes, sizeBytes: plan.sizeBytes },
         );
-      }
-      return this.end(
-        job,
-        'stopped',
-        {
-          code: 'not_implemented',
-          message:
-            'The checks passed; the copy, verify and switch phases are not part of this version, so the job stopped before formatting anything.',
-        },
-        progress,
+      throw new AppError(
+        501,
+        'not_implemented',
+        'The checks passed; the copy, verify and switch phases are not part of this version, so the job stopped before formatting anything.',
       );
-    } catch (err) {
-      this.ctx.logger.error('disk job failed', { jobId: job.id, error: String(err) });
-      return this.end(
-        job,
-        'failed',
-        { code: 'internal', message: 'The disk job failed unexpectedly; nothing was written.' },
-        progress,
-      );
-    }
-  }
-
-  private end(
-    job: DiskJob,
-    status: DiskJobStatus,
-    outcome: { code: string; message: string; details?: Record<string, unknown> },
-    progress: { finish: (p: Record<string, unknown>) => void },
-  ): void {
-    job.status = status;
-    job.outcome = {
-      code: outcome.code,
-      message: outcome.message,
-      ...(outcome.details ? { details: outcome.details } : {}),
-    };
-    progress.finish({ status, code: outcome.code });
-  }
+    },
+    after(_view: JobView) {},
+  };
 }
 
-const registries = new WeakMap<AppContext, DiskJobs>();
-
-/** The disk job registry of one server context. */
-export function diskJobs(ctx: AppContext): DiskJobs {
-  let jobs = registries.get(ctx);
-  if (!jobs) {
-    jobs = new DiskJobs(ctx);
-    registries.set(ctx, jobs);
-  }
-  return jobs;
+/** Starts the upgrade job of an accepted request (its audit row is `disks.array.upgrade`). */
+export async function startUpgradeJob(ctx: AppContext, actor: Actor | null, accepted: AcceptedUpgrade) {
+  const { plan } = accepted;
+  const byIdName =
+    (await ctx.inventory.read()).disks.find((d) => d.device === plan.replacementDevice)?.byIdName ?? null;
+  const params: UpgradeParams = {
+    kind: accepted.jobType,
+    mountpoint: plan.mountpoint,
+    device: plan.replacementDevice,
+    filesystem: plan.filesystem,
+    newMountpoint: plan.newMountpoint,
+    byIdName,
+  };
+  const job = await ctx.jobs.start('disk.upgrade', {
+    target: plan.mountpoint,
+    params: { ...params },
+    actor,
+    auditOperation: 'disks.array.upgrade',
+    audit: {
+      status: 'started',
+      type: accepted.jobType,
+      device: plan.replacementDevice,
+      newMountpoint: plan.newMountpoint,
+    },
+  });
+  return { id: job.id, type: accepted.jobType };
 }

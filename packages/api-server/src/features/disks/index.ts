@@ -1,6 +1,7 @@
 import { created, defineRoute, ok } from '../../http/route.ts';
 import type { Feature } from '../feature.ts';
 import { getArray, setRemovalState, setupArray } from './array.ts';
+import { upgradeJob } from './disk-jobs.ts';
 import { listDisks } from './inventory.ts';
 import { getMigration, setMigrationPending } from './migration.ts';
 import { replacePlan, startUpgrade, upgradePlan } from './plans.ts';
@@ -26,6 +27,9 @@ import {
  */
 export const feature: Feature = {
   name: 'disks',
+  start(ctx) {
+    ctx.jobs.register(upgradeJob(ctx));
+  },
   routes: [
     defineRoute({
       method: 'GET',

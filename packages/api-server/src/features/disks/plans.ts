@@ -13,7 +13,7 @@ import {
 import type * as v from 'valibot';
 import type { AppContext } from '../../context.ts';
 import type { Actor } from '../../services/audit.ts';
-import { diskJobs } from './disk-jobs.ts';
+import { startUpgradeJob } from './disk-jobs.ts';
 import type { UpgradeBody } from './schemas.ts';
 import { listExternals, listSlots } from './store.ts';
 
@@ -66,15 +66,13 @@ export async function startUpgrade(
     { mountpoint: body.mountpoint, device: body.device, filesystem: body.filesystem },
     true,
   );
-  const jobs = diskJobs(ctx);
   const checked = checkUpgradeRequest({
     ...input,
     newMountpoint: body.newMountpoint,
     confirmation: body.confirmation,
     arrayStarted: await isPoolMounted(ctx.paths),
-    runningDiskJobId: jobs.active()?.id ?? null,
+    runningDiskJobId: ctx.jobs.busy(['array'])?.jobId ?? null,
   });
   if (checked.refusal) throw toAppError(checked.refusal);
-  const job = await jobs.enqueue(actor, checked.plan);
-  return job;
+  return startUpgradeJob(ctx, actor, checked.plan);
 }

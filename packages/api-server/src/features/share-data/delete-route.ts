@@ -5,7 +5,9 @@ import {
   incompleteError,
   runShareDataDelete,
 } from '@appliance/shares';
+import type { AppContext } from '../../context.ts';
 import { ErrorBody } from '../../http/schemas.ts';
+import type { Actor } from '../../services/audit.ts';
 import { defineRoute, ok } from '../../http/route.ts';
 import { whileShareDataDelete } from './busy.ts';
 import { DataDeleteBody, DataDeleteParams, DeleteReportSchema } from './schemas.ts';
@@ -26,7 +28,7 @@ export const deleteRoute = defineRoute({
     },
     409: {
       description:
-        'confirmation_required, share_busy, migration_in_progress, no_array, disk_not_mounted, share_branch_not_directory',
+        'confirmation_required, share_busy, migration_in_progress, no_array, disk_not_mounted, share_branch_not_directory, job_running (an array job such as a parity sync runs)',
       schema: ErrorBody,
     },
     500: {
@@ -40,36 +42,54 @@ export const deleteRoute = defineRoute({
     const dryRun = body.dryRun ?? false;
     // step 8 before any lookup: a wrong confirmation on an unknown share answers 409
     checkDataDeleteConfirmation(name, body.confirmation);
-    const progress = ctx.events.progress(ctx.random.uuid(), 'share_data.delete', name);
-    const outcome = await runShareDataDelete(
-      { name, confirmation: body.confirmation, dryRun },
-      {
-        paths: ctx.paths,
-        runner: ctx.runner,
-        plainDirectories: ctx.paths.root !== '' && !ctx.config.lab.enabled,
-        loadShare: (n) => loadShare(ctx.db, n),
-        loadArray: () => loadArray(ctx.db),
-        whileNotBusy: (n, fn) => whileShareDataDelete(ctx, n, fn),
-        onProgress: (p) => progress.update({ ...p.totals }),
-      },
-    );
-    progress.finish({ ...outcome.report.totals });
-    if (!dryRun) {
-      await ctx.writes.run((db) =>
-        ctx.audit.record(db, actor, {
-          operation: 'share_data.delete',
-          target: name,
-          outcome: auditOutcome(outcome),
-          // 05 §5: details = totals (a partial run also records how many entries failed)
-          details:
-            outcome.failureCount === 0
-              ? { ...outcome.report.totals }
-              : { ...outcome.report.totals, failureCount: outcome.failureCount },
-        }),
-      );
+    // an array job (parity sync, scrub, disk job) and a delete never run together (409 job_running)
+    const release = dryRun
+      ? () => undefined
+      : ctx.jobs.hold(['array'], { type: 'share_data.delete', target: name });
+    try {
+      return await deleteShareData(ctx, actor, name, dryRun, body.confirmation);
+    } finally {
+      release();
     }
-    const incomplete = incompleteError(outcome);
-    if (incomplete) throw incomplete;
-    return ok(outcome.report);
   },
 });
+
+async function deleteShareData(
+  ctx: AppContext,
+  actor: Actor | null,
+  name: string,
+  dryRun: boolean,
+  confirmation: string | null | undefined,
+) {
+  const progress = ctx.events.progress(ctx.random.uuid(), 'share_data.delete', name);
+  const outcome = await runShareDataDelete(
+    { name, confirmation, dryRun },
+    {
+      paths: ctx.paths,
+      runner: ctx.runner,
+      plainDirectories: ctx.paths.root !== '' && !ctx.config.lab.enabled,
+      loadShare: (n) => loadShare(ctx.db, n),
+      loadArray: () => loadArray(ctx.db),
+      whileNotBusy: (n, fn) => whileShareDataDelete(ctx, n, fn),
+      onProgress: (p) => progress.update({ ...p.totals }),
+    },
+  );
+  progress.finish({ ...outcome.report.totals });
+  if (!dryRun) {
+    await ctx.writes.run((db) =>
+      ctx.audit.record(db, actor, {
+        operation: 'share_data.delete',
+        target: name,
+        outcome: auditOutcome(outcome),
+        // 05 §5: details = totals (a partial run also records how many entries failed)
+        details:
+          outcome.failureCount === 0
+            ? { ...outcome.report.totals }
+            : { ...outcome.report.totals, failureCount: outcome.failureCount },
+      }),
+    );
+  }
+  const incomplete = incompleteError(outcome);
+  if (incomplete) throw incomplete;
+  return ok(outcome.report);
+}

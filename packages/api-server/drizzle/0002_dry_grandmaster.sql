@@ -1,0 +1,58 @@
+CREATE TABLE `jobs` (
+	`id` text PRIMARY KEY NOT NULL,
+	`type` text NOT NULL,
+	`target` text NOT NULL,
+	`state` text NOT NULL,
+	`phase` text,
+	`percent` real,
+	`bytes_done` integer,
+	`bytes_total` integer,
+	`eta_seconds` integer,
+	`cancellable` integer DEFAULT 0 NOT NULL,
+	`trigger` text NOT NULL,
+	`actor` text NOT NULL,
+	`params` text DEFAULT '{}' NOT NULL,
+	`result` text,
+	`error` text,
+	`output` text DEFAULT '[]' NOT NULL,
+	`pid` integer,
+	`created_at` text NOT NULL,
+	`started_at` text,
+	`ended_at` text,
+	CONSTRAINT "jobs_state_check" CHECK("jobs"."state" in ('queued', 'running', 'succeeded', 'failed', 'cancelled', 'interrupted', 'blocked')),
+	CONSTRAINT "jobs_trigger_check" CHECK("jobs"."trigger" in ('request', 'schedule'))
+) STRICT;
+--> statement-breakpoint
+CREATE INDEX `jobs_type_created` ON `jobs` (`type`,`created_at`);--> statement-breakpoint
+CREATE INDEX `jobs_state` ON `jobs` (`state`);--> statement-breakpoint
+CREATE TABLE `parity_settings` (
+	`id` integer PRIMARY KEY NOT NULL,
+	`sync_enabled` integer NOT NULL,
+	`sync_time` text NOT NULL,
+	`scrub_enabled` integer NOT NULL,
+	`scrub_time` text NOT NULL,
+	`scrub_every_days` integer NOT NULL,
+	`scrub_percent` integer NOT NULL,
+	`scrub_older_than_days` integer NOT NULL,
+	`delete_threshold` integer NOT NULL,
+	`update_threshold` integer,
+	`auto_sync_after_blocked_days` integer,
+	`touch_before_sync` integer NOT NULL,
+	`updated_at` text NOT NULL,
+	CONSTRAINT "parity_settings_singleton" CHECK("parity_settings"."id" = 1)
+) STRICT;
+--> statement-breakpoint
+CREATE TABLE `parity_state` (
+	`id` integer PRIMARY KEY NOT NULL,
+	`last_diff` text,
+	`last_status` text,
+	`blocked_since` text,
+	CONSTRAINT "parity_state_singleton" CHECK("parity_state"."id" = 1)
+) STRICT;
+--> statement-breakpoint
+CREATE TABLE `schedule_runs` (
+	`name` text PRIMARY KEY NOT NULL,
+	`last_due_at` text NOT NULL,
+	`last_run_at` text NOT NULL,
+	`job_id` text
+) STRICT;

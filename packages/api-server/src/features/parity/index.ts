@@ -1,0 +1,207 @@
+import { conflict, isoMillis } from '@appliance/common';
+import { nextScrubDue, nextSyncDue, requireSnapraid } from '@appliance/parity';
+import type { AppContext } from '../../context.ts';
+import { defineRoute, ok } from '../../http/route.ts';
+import { ErrorBody } from '../../http/schemas.ts';
+import { listSlots, readSettings as readArraySettings } from '../disks/store.ts';
+import type { Feature } from '../feature.ts';
+import { JobSchema } from '../jobs/schemas.ts';
+import { readSettings } from '../settings/index.ts';
+import { scrubJob, syncJob } from './jobs.ts';
+import {
+  ParityDiffSchema,
+  ParitySettingsBody,
+  ParitySettingsSchema,
+  ParityStatusSchema,
+  ScrubBody,
+  SyncBody,
+} from './schemas.ts';
+import { parityStatus } from './status.ts';
+import { readParitySettings, readParityState, writeParitySettings } from './store.ts';
+
+const accepted = (job: { id: string }) => ({
+  status: 202,
+  body: job,
+  headers: { location: `/api/v1/jobs/${job.id}` },
+});
+
+/** A parity disk in the array and snapraid installed, or the request is refused before any job. */
+async function requireParityArray(ctx: AppContext): Promise<void> {
+  if (!listSlots(ctx.db).some((s) => s.role === 'parity'))
+    throw conflict(
+      'no_array',
+      'No array with a parity disk is set up: set one up first (POST /api/v1/disks/array), then its parity can be synced.',
+    );
+  await requireSnapraid(ctx.runner);
+}
+
+/** The schedules of the sync and the scrub, from the parity settings and the appliance's time zone. */
+function registerSchedules(ctx: AppContext): void {
+  const since = () => {
+    const array = readArraySettings(ctx.db);
+    return array && listSlots(ctx.db).some((s) => s.role === 'parity') ? new Date(array.createdAt) : null;
+  };
+  ctx.scheduler.register({
+    name: 'parity.sync',
+    nextDue: (lastRunAt) => {
+      const s = since();
+      if (!s) return null;
+      return nextSyncDue({
+        settings: readParitySettings(ctx.db),
+        timeZone: readSettings(ctx.db).timezone,
+        lastScheduledAt: lastRunAt,
+        since: s,
+      });
+    },
+    run: async () =>
+      (
+        await ctx.jobs.start('parity.sync', {
+          target: '/mnt/user',
+          params: { force: false },
+          actor: null,
+          trigger: 'schedule',
+        })
+      ).id,
+  });
+  ctx.scheduler.register({
+    name: 'parity.scrub',
+    nextDue: (lastRunAt) => {
+      const s = since();
+      if (!s) return null;
+      const settings = readParitySettings(ctx.db);
+      const lastJob = ctx.jobs.latest('parity.scrub');
+      const lastJobAt = lastJob?.startedAt ? new Date(lastJob.startedAt) : null;
+      const last =
+        lastRunAt && lastJobAt ? (lastRunAt > lastJobAt ? lastRunAt : lastJobAt) : (lastRunAt ?? lastJobAt);
+      return nextScrubDue({ settings, timeZone: readSettings(ctx.db).timezone, lastScrubAt: last, since: s });
+    },
+    run: async () => {
+      const settings = readParitySettings(ctx.db);
+      const params = { percent: settings.scrubPercent, olderThanDays: settings.scrubOlderThanDays };
+      return (
+        await ctx.jobs.start('parity.scrub', {
+          target: '/mnt/user',
+          params,
+          actor: null,
+          trigger: 'schedule',
+        })
+      ).id;
+    },
+  });
+}
+
+/**
+ * Parity that protects (issue 27): status, sync and scrub on demand as jobs, the schedule and the
+ * guard's thresholds in the settings. The decisions are @appliance/parity's; the jobs are in
+ * ./jobs.ts.
+ */
+export const feature: Feature = {
+  name: 'parity',
+  start(ctx) {
+    ctx.jobs.register(syncJob(ctx));
+    ctx.jobs.register(scrubJob(ctx));
+    registerSchedules(ctx);
+  },
+  routes: [
+    defineRoute({
+      method: 'GET',
+      path: '/disks/array/parity',
+      role: 'viewer',
+      summary: 'Parity status: in sync or not, last sync and scrub, pending changes, running job, next runs',
+      tags: ['parity'],
+      responses: {
+        200: { description: 'Parity status (recorded by the last jobs)', schema: ParityStatusSchema },
+      },
+      handler: ({ ctx }) => ok(parityStatus(ctx)),
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/disks/array/parity/diff',
+      role: 'viewer',
+      summary: 'The last snapraid diff with its paths (the removed files of a blocked sync)',
+      tags: ['parity'],
+      responses: { 200: { description: 'The last diff, or null', schema: ParityDiffSchema } },
+      handler: ({ ctx }) => ok({ diff: readParityState(ctx.db).lastDiff }),
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/disks/array/parity/sync',
+      role: 'admin',
+      summary: 'Start a parity sync (the deletion guard runs first unless force is true)',
+      tags: ['parity'],
+      body: SyncBody,
+      responses: {
+        202: { description: 'The sync job (Location: /api/v1/jobs/<id>)', schema: JobSchema },
+        409: { description: 'no_array, job_running, import_in_progress', schema: ErrorBody },
+        501: { description: 'snapraid is not installed', schema: ErrorBody },
+      },
+      handler: async ({ ctx, actor, body }) => {
+        await requireParityArray(ctx);
+        const force = body.force === true;
+        return accepted(
+          await ctx.jobs.start('parity.sync', {
+            target: '/mnt/user',
+            params: { force },
+            actor,
+            ...(force ? { audit: { guard: 'skipped (force)' } } : {}),
+          }),
+        );
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/disks/array/parity/scrub',
+      role: 'admin',
+      summary: 'Start a scrub of percent % of the array, of data not scrubbed for olderThanDays days',
+      tags: ['parity'],
+      body: ScrubBody,
+      responses: {
+        202: { description: 'The scrub job (Location: /api/v1/jobs/<id>)', schema: JobSchema },
+        409: { description: 'no_array, job_running, import_in_progress', schema: ErrorBody },
+        501: { description: 'snapraid is not installed', schema: ErrorBody },
+      },
+      handler: async ({ ctx, actor, body }) => {
+        await requireParityArray(ctx);
+        const settings = readParitySettings(ctx.db);
+        const params = {
+          percent: body.percent ?? settings.scrubPercent,
+          olderThanDays: body.olderThanDays ?? settings.scrubOlderThanDays,
+        };
+        return accepted(await ctx.jobs.start('parity.scrub', { target: '/mnt/user', params, actor }));
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/settings/parity',
+      role: 'viewer',
+      summary: 'The parity schedule (daily sync, periodic scrub) and the deletion guard thresholds',
+      tags: ['parity', 'settings'],
+      responses: { 200: { description: 'Parity settings', schema: ParitySettingsSchema } },
+      handler: ({ ctx }) => ok(readParitySettings(ctx.db)),
+    }),
+    defineRoute({
+      method: 'PUT',
+      path: '/settings/parity',
+      role: 'admin',
+      summary: 'Replace the parity schedule and guard thresholds (validated, audited)',
+      tags: ['parity', 'settings'],
+      body: ParitySettingsBody,
+      responses: { 200: { description: 'Parity settings', schema: ParitySettingsSchema } },
+      handler: async ({ ctx, actor, body }) => {
+        await ctx.writes.run((db) => {
+          const before = readParitySettings(db);
+          writeParitySettings(db, body, isoMillis(ctx.clock.now()));
+          const changed = Object.fromEntries(
+            Object.entries(body).filter(([k, val]) => before[k as keyof typeof before] !== val),
+          );
+          ctx.audit.record(db, actor, {
+            operation: 'settings.parity',
+            target: 'parity',
+            details: { changed },
+          });
+        });
+        return ok(readParitySettings(ctx.db));
+      },
+    }),
+  ],
+};

@@ -1,0 +1,272 @@
+/**
+ * The parity jobs (issue 27): `parity.sync` (check the slots → diff → the deletion guard → touch →
+ * sync → status) and `parity.scrub` (check the slots → scrub → status). Decisions come from
+ * @appliance/parity; snapraid runs through its adapter; events go through the notification path.
+ */
+import fs from 'node:fs/promises';
+import { type ArraySlot, isMountedAt } from '@appliance/array-planner';
+import { AppError, isoMillis } from '@appliance/common';
+import {
+  createSnapraid,
+  decideSync,
+  parityEvents,
+  type RaisedEvent,
+  type RunHandlers,
+  type SnapraidRun,
+} from '@appliance/parity';
+import type { AppContext } from '../../context.ts';
+import { type JobHandle, type JobView, JobBlocked } from '../../services/jobs.ts';
+import { listSlots } from '../disks/store.ts';
+import { readParitySettings, readParityState, updateParityState } from './store.ts';
+
+/** Every array job shares this exclusion group (sync, scrub, disk jobs, array setup, share data delete). */
+export const ARRAY_GROUP = 'array';
+
+export interface SyncParams {
+  force: boolean;
+}
+
+export interface ScrubParams {
+  percent: number;
+  olderThanDays: number;
+}
+
+const raise = async (ctx: AppContext, event: RaisedEvent) => {
+  try {
+    await ctx.hooks.raise?.(event);
+  } catch (err) {
+    ctx.logger.error('parity event not raised', { eventType: event.eventType, error: String(err) });
+  }
+};
+
+/**
+ * The parity and data slots whose disk is not there: not mounted (on a sandbox outside lab mode the
+ * slots are plain directories, which count when they exist).
+ */
+export async function missingSlots(ctx: AppContext): Promise<ArraySlot[]> {
+  const plain = ctx.paths.root !== '' && !ctx.config.lab.enabled;
+  const slots = listSlots(ctx.db).filter((s) => s.role !== 'cache');
+  const present = await Promise.all(
+    slots.map((s) =>
+      plain
+        ? fs.stat(ctx.paths.real(s.mountpoint)).then(
+            (st) => st.isDirectory(),
+            () => false,
+          )
+        : isMountedAt(ctx.paths, s.mountpoint),
+    ),
+  );
+  return slots.filter((_, i) => !present[i]);
+}
+
+/** Refuses a job on an array with a missing disk, raising `array_degraded` (once per start). */
+async function requireWholeArray(ctx: AppContext, job: JobHandle, title: string): Promise<void> {
+  job.phase('check');
+  const missing = await missingSlots(ctx);
+  if (missing.length === 0) return;
+  const list = missing.map((m) => ({ role: m.role, mountpoint: m.mountpoint, device: m.device }));
+  await raise(ctx, parityEvents.arrayDegraded({ missing: list, job: title }));
+  throw new AppError(
+    409,
+    'array_degraded',
+    `The ${title} did not start: ${list.map((m) => `the ${m.role} disk ${m.mountpoint} (${m.device})`).join(', ')} ${list.length === 1 ? 'is' : 'are'} not mounted. Bring the disk back (or replace it) and run it again.`,
+    { missing: list },
+  );
+}
+
+function handlers(job: JobHandle): RunHandlers {
+  return {
+    signal: job.signal,
+    onOutput: (line) => job.output(line),
+    onSpawn: (pid) => job.pid(pid),
+    onProgress: (p) => job.progress({ ...p }),
+  };
+}
+
+/** A snapraid run that failed (not cancelled) ends the job with snapraid's own error line. */
+function failed(run: SnapraidRun, code: string, what: string): AppError | null {
+  if (run.cancelled || run.errorLine === null) return null;
+  return new AppError(500, code, `snapraid ${what} failed: ${run.errorLine}`, {
+    exitCode: run.exitCode,
+    snapraid: run.errorLine,
+  });
+}
+
+async function recordStatus(ctx: AppContext, job: JobHandle): Promise<void> {
+  job.phase('status', { cancellable: true });
+  const snapraid = createSnapraid({ runner: ctx.runner, configFile: ctx.paths.snapraidConf });
+  const { run, status } = await snapraid.status(handlers(job));
+  if (run.cancelled || run.errorLine !== null) return; // the job's own work is done; status is a bonus
+  const at = isoMillis(ctx.clock.now());
+  await ctx.writes.run((db) =>
+    updateParityState(db, {
+      lastStatus: {
+        ...status,
+        oldestScrubAt: status.oldestScrubAt ? isoMillis(status.oldestScrubAt) : null,
+        at,
+      },
+    }),
+  );
+}
+
+export function syncJob(ctx: AppContext) {
+  return {
+    type: 'parity.sync',
+    title: 'parity sync',
+    groups: [ARRAY_GROUP],
+    async run(job: JobHandle, params: SyncParams) {
+      const started = Date.now();
+      await requireWholeArray(ctx, job, 'parity sync');
+      const snapraid = createSnapraid({ runner: ctx.runner, configFile: ctx.paths.snapraidConf });
+      const settings = readParitySettings(ctx.db);
+
+      job.phase('diff', { cancellable: true });
+      const { run: diffRun, diff } = await snapraid.diff(handlers(job));
+      if (diffRun.cancelled) return null;
+      const diffFailure = failed(diffRun, 'sync_failed', 'diff');
+      if (diffFailure) throw diffFailure;
+      const now = ctx.clock.now();
+      const state = readParityState(ctx.db);
+      await ctx.writes.run((db) =>
+        updateParityState(db, { lastDiff: { ...diff, at: isoMillis(now), jobId: job.id } }),
+      );
+
+      const decision = decideSync({
+        diff,
+        thresholds: settings,
+        force: params.force,
+        blockedSince: state.blockedSince ? new Date(state.blockedSince) : null,
+        now,
+      });
+      const counts = {
+        added: diff.added,
+        removed: diff.removed,
+        updated: diff.updated,
+        moved: diff.moved,
+        copied: diff.copied,
+        restored: diff.restored,
+      };
+      if (!decision.proceed) {
+        const blockedSince = state.blockedSince ?? isoMillis(now);
+        await ctx.writes.run((db) => updateParityState(db, { blockedSince }));
+        await raise(ctx, parityEvents.syncBlocked({ diff, decision }));
+        const removed = diff.paths.removed.slice(0, 100);
+        throw new JobBlocked(
+          {
+            code: 'sync_blocked_threshold',
+            message: `The sync was blocked by the deletion guard: ${decision.crossed
+              .map((c) => `${c.value} ${c.count} files (threshold ${c.threshold})`)
+              .join(
+                ', ',
+              )}. Parity was kept as it was. Read the removed paths (GET /api/v1/disks/array/parity/diff), then run a forced sync if the changes are intended.`,
+            details: { crossed: decision.crossed },
+          },
+          { changes: counts, crossed: decision.crossed, removedPaths: removed, blockedSince },
+        );
+      }
+
+      if (settings.touchBeforeSync && (state.lastStatus?.zeroSubsecondFiles ?? 0) > 0) {
+        job.phase('touch', { cancellable: true });
+        const touched = await snapraid.touch(handlers(job));
+        if (touched.run.cancelled) return null;
+      }
+
+      job.phase('sync', { cancellable: true });
+      const { run } = await snapraid.sync(handlers(job));
+      if (run.cancelled) return null;
+      const syncFailure = failed(run, 'sync_failed', 'sync');
+      if (syncFailure) throw syncFailure;
+      const bytes = run.progress?.bytesDone ?? 0;
+      const synced = isoMillis(ctx.clock.now());
+      await ctx.writes.run((db) =>
+        updateParityState(db, {
+          blockedSince: null,
+          lastDiff: {
+            ...diff,
+            equal: diff.equal + diff.added + diff.updated,
+            added: 0,
+            removed: 0,
+            updated: 0,
+            moved: 0,
+            copied: 0,
+            restored: 0,
+            paths: { added: [], removed: [], updated: [], moved: [], copied: [] },
+            changes: false,
+            at: synced,
+            jobId: job.id,
+          },
+        }),
+      );
+      await recordStatus(ctx, job);
+      return {
+        changes: counts,
+        reason: decision.reason,
+        forced: params.force,
+        bytes,
+        seconds: Math.round((Date.now() - started) / 100) / 10,
+      };
+    },
+    async after(view: JobView) {
+      if (view.state === 'succeeded') {
+        const r = view.result as { changes: Record<string, number>; bytes: number; seconds: number };
+        const d = r.changes;
+        await raise(
+          ctx,
+          parityEvents.syncSucceeded({
+            diff: {
+              equal: 0,
+              added: d['added'] ?? 0,
+              removed: d['removed'] ?? 0,
+              updated: d['updated'] ?? 0,
+              moved: d['moved'] ?? 0,
+              copied: d['copied'] ?? 0,
+              restored: d['restored'] ?? 0,
+              paths: { added: [], removed: [], updated: [], moved: [], copied: [] },
+              changes: true,
+            },
+            bytes: r.bytes,
+            seconds: r.seconds,
+          }),
+        );
+      } else if (view.state === 'failed' && view.error?.code !== 'array_degraded') {
+        const reason =
+          typeof view.error?.details?.['snapraid'] === 'string'
+            ? `snapraid said "${view.error.details['snapraid']}"`
+            : (view.error?.message ?? 'unknown error');
+        await raise(ctx, parityEvents.syncFailed({ reason, scheduled: view.trigger === 'schedule' }));
+      }
+    },
+  };
+}
+
+export function scrubJob(ctx: AppContext) {
+  return {
+    type: 'parity.scrub',
+    title: 'parity scrub',
+    groups: [ARRAY_GROUP],
+    async run(job: JobHandle, params: ScrubParams) {
+      await requireWholeArray(ctx, job, 'parity scrub');
+      const snapraid = createSnapraid({ runner: ctx.runner, configFile: ctx.paths.snapraidConf });
+      job.phase('scrub', { cancellable: true });
+      const { run, findings } = await snapraid.scrub(params, handlers(job));
+      if (run.cancelled) return null;
+      const failure = failed(run, 'scrub_failed', 'scrub');
+      if (failure) throw failure;
+      await recordStatus(ctx, job);
+      return {
+        percent: params.percent,
+        olderThanDays: params.olderThanDays,
+        bytes: run.progress?.bytesDone ?? 0,
+        dataErrors: findings.dataErrors,
+        ioErrors: findings.ioErrors,
+        fileErrors: findings.fileErrors,
+        files: findings.files,
+      };
+    },
+    async after(view: JobView) {
+      if (view.state !== 'succeeded') return;
+      const r = view.result as { dataErrors: number; ioErrors: number; fileErrors: number; files: never[] };
+      if (r.dataErrors + r.ioErrors + r.fileErrors > 0) await raise(ctx, parityEvents.scrubErrors(r));
+    },
+  };
+}

@@ -1,0 +1,283 @@
+/**
+ * Parity that protects (issue 27), through the real server on a real array: three loop disks in
+ * lab mode (parity + two data, xfs, mergerfs pool), real snapraid, events delivered to a real
+ * webhook receiver. The scheduled sync is driven by moving the server's clock, never by sleeping.
+ */
+import { execFile } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { importBody } from '@appliance/archive-preview/test-support';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rawRequest } from '../config-archive/test-support.ts';
+import {
+  createLabArray,
+  eventually,
+  type LabArray,
+  processesWith,
+  sha256File,
+  waitJob,
+  writeFiles,
+} from './test-support.ts';
+
+const run = promisify(execFile);
+const KiB = 1024;
+const MiB = 1024 * KiB;
+
+interface Hook {
+  eventType: string;
+  title: string;
+  message: string;
+  severity: string;
+}
+
+async function startWebhookReceiver() {
+  const received: Hook[] = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      received.push(JSON.parse(Buffer.concat(chunks).toString('utf8')) as Hook);
+      res.writeHead(200).end('ok');
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/hook`,
+    received,
+    of: (type: string) => received.filter((h) => h.eventType === type),
+    close: () => new Promise<void>((r) => server.close(() => r())),
+  };
+}
+
+describe('parity sync and scrub on a real array', () => {
+  let lab: LabArray;
+  let hooks: Awaited<ReturnType<typeof startWebhookReceiver>>;
+  let files: Map<string, string>;
+  const pool = () => lab.real('/mnt/user');
+  const parityFile = () => lab.real('/mnt/parity1/snapraid.parity');
+  const conf = () => lab.s.server.ctx.paths.snapraidConf;
+  const snapraid = (...args: string[]) =>
+    run('snapraid', ['-c', conf(), ...args]).then(
+      (r) => ({ code: 0, out: r.stdout }),
+      (e: { code: number; stdout: string }) => ({ code: e.code, out: e.stdout }),
+    );
+
+  const startSync = async (body: Record<string, unknown> = {}) => {
+    const r = await lab.s.call('POST', '/disks/array/parity/sync', body);
+    expect(r.status, r.text).toBe(202);
+    expect(r.headers.get('location')).toBe(`/api/v1/jobs/${r.body.id}`);
+    return r.body.id as string;
+  };
+
+  beforeAll(async () => {
+    lab = await createLabArray({ dataDisks: 2, paritySizeMiB: 1200, dataSizeMiB: 1024 });
+    hooks = await startWebhookReceiver();
+    const ch = await lab.s.call('POST', '/notifications/channels', {
+      name: 'parity-hook',
+      type: 'webhook',
+      enabled: true,
+      webhookUrl: hooks.url,
+    });
+    expect(ch.status).toBe(201);
+    for (const e of [
+      'sync_succeeded',
+      'sync_failed',
+      'sync_blocked_threshold',
+      'scrub_errors_found',
+      'array_degraded',
+    ]) {
+      const r = await lab.s.call('PUT', `/notifications/routing/${e}`, {
+        severity: e === 'sync_succeeded' ? 'info' : 'critical',
+        channelIds: [ch.body.id],
+      });
+      expect(r.status).toBe(200);
+    }
+    // 300 files of known SHA-256, written through the pool
+    files = await writeFiles(pool(), 300, (i) => 4 * KiB + ((i * 7919) % 64) * KiB);
+  }, 300_000);
+
+  afterAll(async () => {
+    await lab?.destroy();
+    await hooks?.close();
+  }, 120_000);
+
+  it('a fresh array reads "never synced"; a GET runs no snapraid', async () => {
+    const before = lab.runner.log.length;
+    const r = await lab.s.call('GET', '/disks/array/parity');
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ configured: true, parity: 'never_synced', lastSync: null, running: null });
+    expect(r.body.next.sync).not.toBeNull();
+    expect(lab.runner.log.slice(before).filter((c) => c.includes('snapraid'))).toEqual([]);
+  });
+
+  it('a sync on demand: the job succeeds, the parity file exists, snapraid has nothing to sync', async () => {
+    const id = await startSync();
+    const job = await waitJob(lab.s, id);
+    expect(job.state, JSON.stringify(job.error)).toBe('succeeded');
+    expect(job.result).toMatchObject({ changes: { added: 300, removed: 0 }, forced: false });
+    expect(job.result.bytes).toBeGreaterThan(4 * MiB);
+    expect(job.percent).toBe(100);
+    expect((await fs.stat(parityFile())).size).toBeGreaterThan(0);
+    expect((await snapraid('diff')).code).toBe(0); // 0: no differences
+    expect((await snapraid('status')).out).toContain('No sync is in progress');
+    const st = await lab.s.call('GET', '/disks/array/parity');
+    expect(st.body).toMatchObject({ parity: 'in_sync', lastSync: { jobId: id, state: 'succeeded' } });
+    expect(st.body.changes).toMatchObject({ added: 0, removed: 0 });
+    expect(st.body.oldestScrubAt).not.toBeNull();
+    // the files are all there, unchanged
+    for (const [rel, sum] of [...files].slice(0, 20))
+      expect(await sha256File(path.join(pool(), rel))).toBe(sum);
+  }, 300_000);
+
+  it('the guard: 60 deleted files block the sync on demand and the scheduled one; parity is kept; a forced sync runs', async () => {
+    const parityBefore = await sha256File(parityFile());
+    const removed = [...files.keys()].slice(0, 60);
+    for (const rel of removed) await fs.rm(path.join(pool(), rel));
+
+    const id = await startSync();
+    const job = await waitJob(lab.s, id);
+    expect(job.state).toBe('blocked');
+    expect(job.error.code).toBe('sync_blocked_threshold');
+    expect(job.result.crossed).toEqual([{ count: 'removed', value: 60, threshold: 50 }]);
+    expect(job.result.removedPaths).toHaveLength(60);
+    expect(await sha256File(parityFile())).toBe(parityBefore);
+    const delivered = await eventually(() => hooks.of('sync_blocked_threshold')[0]);
+    expect(delivered.message).toMatch(/60 removed files \(threshold 50\)/);
+    const diff = await lab.s.call('GET', '/disks/array/parity/diff');
+    const listed = diff.body.diff.paths.removed.map((p: string) => p.replace(/^d\d\//, ''));
+    expect(listed.sort()).toEqual([...removed].sort());
+    expect((await lab.s.call('GET', '/disks/array/parity')).body).toMatchObject({
+      parity: 'changes_pending',
+    });
+
+    // the scheduled sync at the next 03:00 (the clock moves; nothing sleeps)
+    const due = (await lab.s.call('GET', '/disks/array/parity')).body.next.sync as string;
+    lab.clock.setTo(new Date(Date.parse(due) + 1000));
+    await lab.s.server.ctx.scheduler.tick();
+    const scheduled = await eventually(() =>
+      lab.s.server.ctx.jobs.list({ limit: 5, type: 'parity.sync' }).find((j) => j.trigger === 'schedule'),
+    );
+    const sj = await waitJob(lab.s, scheduled.id);
+    expect([sj.state, sj.trigger]).toEqual(['blocked', 'schedule']);
+    expect(await sha256File(parityFile())).toBe(parityBefore);
+    await eventually(() => (hooks.of('sync_blocked_threshold').length >= 2 ? true : undefined));
+    // the slot ran once: another tick at the same time starts nothing
+    await lab.s.server.ctx.scheduler.tick();
+    expect(lab.s.server.ctx.jobs.running()).toEqual([]);
+
+    const forced = await waitJob(lab.s, await startSync({ force: true }));
+    expect(forced.state).toBe('succeeded');
+    expect(forced.result).toMatchObject({ forced: true, reason: 'forced', changes: { removed: 60 } });
+    expect((await snapraid('diff')).code).toBe(0);
+    const audit = lab.s.server.ctx.sqlite
+      .prepare("select details from audit_log where operation = 'job.parity.sync' order by id desc limit 1")
+      .get() as { details: string };
+    expect(JSON.parse(audit.details)).toMatchObject({ force: true, guard: 'skipped (force)' });
+    for (const rel of removed) files.delete(rel);
+  }, 300_000);
+
+  it('a scrub of 100 % finds silent corruption and names the file', async () => {
+    // a synced file on a data disk: flip bytes, keep its size and exact times
+    const [rel] = [...files.keys()];
+    const onDisk = await eventually(async () => {
+      for (const d of ['/mnt/disk1', '/mnt/disk2']) {
+        const p = path.join(lab.real(d), rel!);
+        if (
+          await fs.stat(p).then(
+            () => true,
+            () => false,
+          )
+        )
+          return { disk: d, file: p };
+      }
+      return undefined;
+    });
+    const ref = path.join(lab.work, 'times-ref');
+    await run('touch', ['-r', onDisk.file, ref]);
+    const fh = await fs.open(onDisk.file, 'r+');
+    await fh.write(Buffer.from('silent corruption'), 0, 17, 100);
+    await fh.close();
+    await run('touch', ['-r', ref, onDisk.file]);
+
+    const r = await lab.s.call('POST', '/disks/array/parity/scrub', { percent: 100, olderThanDays: 0 });
+    expect(r.status).toBe(202);
+    const job = await waitJob(lab.s, r.body.id);
+    expect(job.state).toBe('succeeded');
+    expect(job.result.dataErrors).toBeGreaterThan(0);
+    expect(job.result.files.map((f: { path: string }) => f.path)).toEqual([rel]);
+    const hook = await eventually(() => hooks.of('scrub_errors_found')[0]);
+    expect(hook.message).toContain(rel);
+    const st = (await lab.s.call('GET', '/disks/array/parity')).body;
+    expect(st.lastScrub).toMatchObject({ jobId: job.id, percent: 100, olderThanDays: 0 });
+    // repair it from parity so the rest of the suite starts clean
+    expect((await snapraid('-e', 'fix')).code).toBe(0);
+    expect(await sha256File(onDisk.file)).toBe(files.get(rel!));
+  }, 300_000);
+
+  it('cancel: a running sync ends cancelled, snapraid exited cleanly, the next sync completes', async () => {
+    const big = await writeFiles(pool(), 12, () => 40 * MiB, 'big');
+    const id = await startSync();
+    await eventually(async () => {
+      const j = (await lab.s.call('GET', `/jobs/${id}`)).body;
+      return j.phase === 'sync' && j.cancellable ? true : undefined;
+    });
+    const c = await lab.s.call('DELETE', `/jobs/${id}`);
+    expect(c.status).toBe(202);
+    const job = await waitJob(lab.s, id);
+    expect(job.state).toBe('cancelled');
+    expect(await processesWith(conf())).toEqual([]);
+    const again = await waitJob(lab.s, await startSync());
+    expect(again.state).toBe('succeeded');
+    expect((await snapraid('diff')).code).toBe(0);
+    for (const [rel, sum] of big) files.set(rel, sum);
+  }, 300_000);
+
+  it('one array job at a time: a second job, a share data delete and an import during a sync get 409', async () => {
+    await lab.s.call('POST', '/shares', { name: 'media' });
+    const archive = await rawRequest({ socket: lab.s.socket }, 'POST', '/config/export', Buffer.alloc(0));
+    expect(archive.status).toBe(200);
+    await writeFiles(pool(), 8, () => 40 * MiB, 'more');
+    const id = await startSync();
+    await eventually(async () =>
+      (await lab.s.call('GET', `/jobs/${id}`)).body.phase === 'sync' ? true : undefined,
+    );
+    const dump = lab.s.dumpDatabase();
+
+    const second = await lab.s.call('POST', '/disks/array/parity/scrub', {});
+    expect([second.status, second.body.code, second.body.details.jobId]).toEqual([409, 'job_running', id]);
+    expect(second.body.message).toMatch(/parity sync is running/i);
+    const again = await lab.s.call('POST', '/disks/array/parity/sync', {});
+    expect([again.status, again.body.code]).toEqual([409, 'job_running']);
+    const del = await lab.s.call('POST', '/shares/media/data/delete', { confirmation: 'media' });
+    expect([del.status, del.body.code, del.body.details.jobId]).toEqual([409, 'job_running', id]);
+    const hostname = (await lab.s.call('GET', '/settings')).body.hostname as string;
+    const b = importBody(archive.body, { confirmation: `RESTORE ${hostname}` });
+    const imp = await rawRequest({ socket: lab.s.socket }, 'POST', '/config/import', b.body, {
+      'content-type': b.contentType,
+    });
+    expect([imp.status, imp.json().code, imp.json().details.jobId]).toEqual([409, 'job_running', id]);
+    expect(lab.s.dumpDatabase()).toBe(dump);
+    expect((await waitJob(lab.s, id)).state).toBe('succeeded');
+  }, 300_000);
+
+  it('a missing data disk when a sync starts: the job fails clearly and array_degraded is raised', async () => {
+    const disk2 = lab.disks.data[1]!;
+    await run('umount', [pool()]).catch(() => run('umount', ['-l', pool()]));
+    await run('umount', [lab.real('/mnt/disk2')]).catch(() => run('umount', ['-l', lab.real('/mnt/disk2')]));
+    await run('losetup', ['-d', disk2.device]);
+    const job = await waitJob(lab.s, await startSync());
+    expect(job.state).toBe('failed');
+    expect(job.error.code).toBe('array_degraded');
+    expect(job.error.message).toContain('/mnt/disk2');
+    expect(job.error.details.missing).toEqual([
+      { role: 'data', mountpoint: '/mnt/disk2', device: disk2.device },
+    ]);
+    const hook = await eventually(() => hooks.of('array_degraded')[0]);
+    expect(hook.message).toContain('/mnt/disk2');
+    expect(hooks.of('sync_failed')).toEqual([]);
+  }, 120_000);
+});

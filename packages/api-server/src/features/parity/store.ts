@@ -1,0 +1,85 @@
+/** The parity rows: settings (with the anchors' defaults until saved) and what the last jobs found. */
+import {
+  type ArrayStatus,
+  DEFAULT_PARITY_SETTINGS,
+  type DiffSummary,
+  type ParitySettings,
+} from '@appliance/parity';
+import { eq } from 'drizzle-orm';
+import type { Db } from '../../db/open.ts';
+import { paritySettings, parityState } from '../../db/schema.ts';
+
+export function readParitySettings(db: Db): ParitySettings {
+  const r = db.select().from(paritySettings).where(eq(paritySettings.id, 1)).get();
+  if (!r) return { ...DEFAULT_PARITY_SETTINGS };
+  return {
+    syncEnabled: r.syncEnabled === 1,
+    syncTime: r.syncTime,
+    scrubEnabled: r.scrubEnabled === 1,
+    scrubTime: r.scrubTime,
+    scrubEveryDays: r.scrubEveryDays,
+    scrubPercent: r.scrubPercent,
+    scrubOlderThanDays: r.scrubOlderThanDays,
+    deleteThreshold: r.deleteThreshold,
+    updateThreshold: r.updateThreshold,
+    autoSyncAfterBlockedDays: r.autoSyncAfterBlockedDays,
+    touchBeforeSync: r.touchBeforeSync === 1,
+  };
+}
+
+export function writeParitySettings(db: Db, s: ParitySettings, at: string): void {
+  const row = {
+    id: 1,
+    syncEnabled: s.syncEnabled ? 1 : 0,
+    syncTime: s.syncTime,
+    scrubEnabled: s.scrubEnabled ? 1 : 0,
+    scrubTime: s.scrubTime,
+    scrubEveryDays: s.scrubEveryDays,
+    scrubPercent: s.scrubPercent,
+    scrubOlderThanDays: s.scrubOlderThanDays,
+    deleteThreshold: s.deleteThreshold,
+    updateThreshold: s.updateThreshold,
+    autoSyncAfterBlockedDays: s.autoSyncAfterBlockedDays,
+    touchBeforeSync: s.touchBeforeSync ? 1 : 0,
+    updatedAt: at,
+  };
+  db.insert(paritySettings).values(row).onConflictDoUpdate({ target: paritySettings.id, set: row }).run();
+}
+
+/** The last `snapraid diff` as recorded (paths included). */
+export interface RecordedDiff extends DiffSummary {
+  at: string;
+  jobId: string;
+}
+
+export interface RecordedStatus extends Omit<ArrayStatus, 'oldestScrubAt'> {
+  oldestScrubAt: string | null;
+  at: string;
+}
+
+export interface ParityStateRow {
+  lastDiff: RecordedDiff | null;
+  lastStatus: RecordedStatus | null;
+  blockedSince: string | null;
+}
+
+export function readParityState(db: Db): ParityStateRow {
+  const r = db.select().from(parityState).where(eq(parityState.id, 1)).get();
+  return {
+    lastDiff: r?.lastDiff ? (JSON.parse(r.lastDiff) as RecordedDiff) : null,
+    lastStatus: r?.lastStatus ? (JSON.parse(r.lastStatus) as RecordedStatus) : null,
+    blockedSince: r?.blockedSince ?? null,
+  };
+}
+
+export function updateParityState(db: Db, patch: Partial<ParityStateRow>): void {
+  const cur = readParityState(db);
+  const next = { ...cur, ...patch };
+  const row = {
+    id: 1,
+    lastDiff: next.lastDiff ? JSON.stringify(next.lastDiff) : null,
+    lastStatus: next.lastStatus ? JSON.stringify(next.lastStatus) : null,
+    blockedSince: next.blockedSince,
+  };
+  db.insert(parityState).values(row).onConflictDoUpdate({ target: parityState.id, set: row }).run();
+}
