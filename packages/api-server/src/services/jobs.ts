@@ -539,15 +539,19 @@ export class JobRunner {
         type: row.type,
         phase: row.phase,
       });
-      if (row.pid !== null)
-        void this.stopLeftover(row.pid, this.defs.get(row.type)?.groups ?? ['array'], row.id);
+      if (row.pid === null) continue;
+      // held at once, before anything can start a job of these groups; released when the tool is gone
+      const release = this.hold(this.defs.get(row.type)?.groups ?? ['array'], {
+        type: 'job.recovery',
+        target: row.id,
+      });
+      void this.stopLeftover(row.pid, row.id).finally(release);
     }
   }
 
-  private async stopLeftover(pid: number, groups: readonly string[], jobId: string): Promise<void> {
+  private async stopLeftover(pid: number, jobId: string): Promise<void> {
     const startedBefore = await processStartTime(pid);
     if (startedBefore === null) return;
-    const release = this.hold(groups, { type: 'job.recovery', target: jobId });
     try {
       try {
         process.kill(pid, 'SIGINT');
@@ -565,7 +569,6 @@ export class JobRunner {
         // gone
       }
     } finally {
-      release();
       this.ctx.logger.info('stopped the tool an interrupted job left running', { jobId, pid });
     }
   }
