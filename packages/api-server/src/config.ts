@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import TOML from '@iarna/toml';
 import * as v from 'valibot';
-import { LOGICAL } from '@appliance/common';
+import { HOST_PATH, LOGICAL } from '@appliance/common';
 
 /**
  * Configuration: the TOML file, then APPLIANCE_* variables, then command-line flags (each later
@@ -24,6 +24,12 @@ export interface Config {
   socket: string;
   lab: { enabled: boolean; imageDir: string | null };
   logLevel: 'info' | 'warn' | 'error' | 'silent';
+  /**
+   * Where every host command is looked up and what its PATH is (09): `/usr/sbin:/usr/bin:/sbin:/bin`
+   * unless configured (`[tools] path`, `APPLIANCE_TOOL_PATH`: a lab puts guard shims first). Never
+   * the PATH the service inherited.
+   */
+  toolPath: string;
 }
 
 export interface ConfigFlags {
@@ -52,6 +58,7 @@ const FileSchema = v.strictObject({
   ),
   lab: v.optional(v.strictObject({ enabled: v.optional(v.boolean()), imageDir: v.optional(v.string()) })),
   log: v.optional(v.strictObject({ level: v.optional(v.picklist(['info', 'warn', 'error', 'silent'])) })),
+  tools: v.optional(v.strictObject({ path: v.optional(v.string()) })),
 });
 
 export function parseListen(value: string): { host: string; port: number } | null {
@@ -122,7 +129,18 @@ export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = pro
     socket,
     lab: { enabled: labEnabled, imageDir },
     logLevel,
+    toolPath: parseToolPath(env['APPLIANCE_TOOL_PATH'] ?? file.tools?.path ?? HOST_PATH),
   };
+}
+
+/** Absolute directories joined by `:`. */
+export function parseToolPath(value: string): string {
+  const dirs = value.split(':');
+  if (dirs.length === 0 || dirs.some((d) => !d.startsWith('/')))
+    throw new ConfigError(
+      `The tool path must be absolute directories joined by ":" (e.g. ${HOST_PATH}), got ${JSON.stringify(value)}.`,
+    );
+  return value;
 }
 
 function normalizeRoot(root: string): string {

@@ -90,7 +90,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
 
   // A config import interrupted by a crash is rolled back or finished before anything reads the
   // machine key or the database (08 §14; see docs/decisions/config-archive.md).
-  const runner = options.runner ?? createCommandRunner();
+  const runner = options.runner ?? createCommandRunner({ path: config.toolPath });
   const recovered = await recoverImport(
     paths,
     () => readCommitMarker(paths.database),

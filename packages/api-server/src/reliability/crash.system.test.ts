@@ -97,7 +97,12 @@ function newRoot(): { root: string; socket: string } {
 const serve = (r: { root: string; socket: string }) =>
   startServerProcess({
     ...r,
-    env: { PATH: shims.path, ...(dockerd ? { DOCKER_HOST: dockerd.host } : {}) },
+    // the shims first on the tool path of the service (never its inherited PATH)
+    env: {
+      PATH: shims.path,
+      APPLIANCE_TOOL_PATH: `${shims.dir}:/usr/sbin:/usr/bin:/sbin:/bin`,
+      ...(dockerd ? { DOCKER_HOST: dockerd.host } : {}),
+    },
   });
 
 /** The service answers after the restart. */

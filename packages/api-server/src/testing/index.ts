@@ -1,2 +1,3 @@
 export * from './sandbox.ts';
 export * from './array.ts';
+export * from './lab-array.ts';

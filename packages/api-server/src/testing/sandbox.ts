@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
+import { HOST_PATH } from '@appliance/common';
 import type { Config } from '../config.ts';
 import type { Hooks } from '../context.ts';
 import { createLogger } from '../logger.ts';
@@ -79,6 +80,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     socket,
     lab: { enabled: options.lab ?? false, imageDir: null },
     logLevel: 'info',
+    toolPath: HOST_PATH,
     ...options.config,
   };
   const server = await startServer({

@@ -6,7 +6,9 @@ import { register as disks } from './disks/index.ts';
 import { register as doctor } from './doctor/index.ts';
 import { register as events } from './events/index.ts';
 import { register as externalDisks } from './external-disks/index.ts';
+import { register as jobs } from './jobs/index.ts';
 import { register as notifications } from './notifications/index.ts';
+import { register as parity } from './parity/index.ts';
 import { register as serve } from './serve/index.ts';
 import { register as setup } from './setup/index.ts';
 import { register as shareData } from './share-data/index.ts';
@@ -24,6 +26,8 @@ export const features: Register[] = [
   shares,
   shareData,
   disks,
+  parity,
+  jobs,
   externalDisks,
   notifications,
   apps,

@@ -198,6 +198,41 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/jobs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Jobs, newest first (running ones with live progress) */
+        get: operations["getJobs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/jobs/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One job: state, phase, progress, ETA, output tail, result or error */
+        get: operations["getJobsId"];
+        put?: never;
+        post?: never;
+        /** Cancel a running job where that is safe (its phase says so); it stops cleanly */
+        delete: operations["deleteJobsId"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/events": {
         parameters: {
             query?: never;
@@ -576,6 +611,92 @@ export interface paths {
         put?: never;
         /** Set or clear the migration-pending flag (stands in for the foreign-system import) */
         post: operations["postMigrationPending"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/disks/array/parity": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Parity status: in sync or not, last sync and scrub, pending changes, running job, next runs */
+        get: operations["getDisksArrayParity"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/disks/array/parity/diff": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The last snapraid diff with its paths (the removed files of a blocked sync) */
+        get: operations["getDisksArrayParityDiff"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/disks/array/parity/sync": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Start a parity sync (the deletion guard runs first unless force is true) */
+        post: operations["postDisksArrayParitySync"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/disks/array/parity/scrub": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Start a scrub of percent % of the array, of data not scrubbed for olderThanDays days */
+        post: operations["postDisksArrayParityScrub"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/settings/parity": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The parity schedule (daily sync, periodic scrub) and the deletion guard thresholds */
+        get: operations["getSettingsParity"];
+        /** Replace the parity schedule and guard thresholds (validated, audited) */
+        put: operations["putSettingsParity"];
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -2384,6 +2505,366 @@ export interface operations {
                             details: unknown;
                         }[];
                         nextBefore: number | null;
+                    };
+                };
+            };
+            /** @description Invalid parameters or body (`bad_request` with `details.issues`) or a refusal of the operation */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role too low, or a cross-origin write */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `setup_required` before the first admin exists, or a conflict of the operation */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (generic message) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getJobs: {
+        parameters: {
+            query?: {
+                limit?: string;
+                before?: string;
+                type?: string;
+                state?: "queued" | "running" | "succeeded" | "failed" | "cancelled" | "interrupted" | "blocked";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of jobs */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        jobs: {
+                            id: string;
+                            /** @description parity.sync, parity.scrub, disk.upgrade, … */
+                            type: string;
+                            target: string;
+                            /** @enum {string} */
+                            state: "queued" | "running" | "succeeded" | "failed" | "cancelled" | "interrupted" | "blocked";
+                            phase: string | null;
+                            percent: number | null;
+                            bytesDone: number | null;
+                            bytesTotal: number | null;
+                            etaSeconds: number | null;
+                            /** @description Whether DELETE /jobs/:id may stop it now */
+                            cancellable: boolean;
+                            /** @enum {string} */
+                            trigger: "request" | "schedule";
+                            actor: string;
+                            params: {
+                                [key: string]: unknown;
+                            };
+                            result: unknown;
+                            error: {
+                                code: string;
+                                message: string;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            } | null;
+                            /** @description The last lines of the tool's output */
+                            output: string[];
+                            createdAt: string;
+                            startedAt: string | null;
+                            endedAt: string | null;
+                        }[];
+                        nextBefore: string | null;
+                    };
+                };
+            };
+            /** @description Invalid parameters or body (`bad_request` with `details.issues`) or a refusal of the operation */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role too low, or a cross-origin write */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `setup_required` before the first admin exists, or a conflict of the operation */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (generic message) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getJobsId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The job */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        /** @description parity.sync, parity.scrub, disk.upgrade, … */
+                        type: string;
+                        target: string;
+                        /** @enum {string} */
+                        state: "queued" | "running" | "succeeded" | "failed" | "cancelled" | "interrupted" | "blocked";
+                        phase: string | null;
+                        percent: number | null;
+                        bytesDone: number | null;
+                        bytesTotal: number | null;
+                        etaSeconds: number | null;
+                        /** @description Whether DELETE /jobs/:id may stop it now */
+                        cancellable: boolean;
+                        /** @enum {string} */
+                        trigger: "request" | "schedule";
+                        actor: string;
+                        params: {
+                            [key: string]: unknown;
+                        };
+                        result: unknown;
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        } | null;
+                        /** @description The last lines of the tool's output */
+                        output: string[];
+                        createdAt: string;
+                        startedAt: string | null;
+                        endedAt: string | null;
+                    };
+                };
+            };
+            /** @description Invalid parameters or body (`bad_request` with `details.issues`) or a refusal of the operation */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role too low, or a cross-origin write */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `setup_required` before the first admin exists, or a conflict of the operation */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (generic message) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteJobsId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The job, being cancelled */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        /** @description parity.sync, parity.scrub, disk.upgrade, … */
+                        type: string;
+                        target: string;
+                        /** @enum {string} */
+                        state: "queued" | "running" | "succeeded" | "failed" | "cancelled" | "interrupted" | "blocked";
+                        phase: string | null;
+                        percent: number | null;
+                        bytesDone: number | null;
+                        bytesTotal: number | null;
+                        etaSeconds: number | null;
+                        /** @description Whether DELETE /jobs/:id may stop it now */
+                        cancellable: boolean;
+                        /** @enum {string} */
+                        trigger: "request" | "schedule";
+                        actor: string;
+                        params: {
+                            [key: string]: unknown;
+                        };
+                        result: unknown;
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        } | null;
+                        /** @description The last lines of the tool's output */
+                        output: string[];
+                        createdAt: string;
+                        startedAt: string | null;
+                        endedAt: string | null;
                     };
                 };
             };
@@ -4778,7 +5259,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description confirmation_required, share_busy, migration_in_progress, no_array, disk_not_mounted, share_branch_not_directory */
+            /** @description confirmation_required, share_busy, migration_in_progress, no_array, disk_not_mounted, share_branch_not_directory, job_running (an array job such as a parity sync runs) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5730,6 +6211,768 @@ export interface operations {
                     "application/json": {
                         pending: boolean;
                         since: string | null;
+                    };
+                };
+            };
+            /** @description Invalid parameters or body (`bad_request` with `details.issues`) or a refusal of the operation */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role too low, or a cross-origin write */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `setup_required` before the first admin exists, or a conflict of the operation */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (generic message) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getDisksArrayParity: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Parity status (recorded by the last jobs) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        configured: boolean;
+                        /** @enum {string} */
+                        parity: "not_configured" | "never_synced" | "in_sync" | "changes_pending";
+                        lastSync: {
+                            jobId: string;
+                            state: string;
+                            trigger: string;
+                            startedAt: string | null;
+                            endedAt: string | null;
+                            seconds: number | null;
+                            bytes: number | null;
+                            forced: boolean;
+                            error: {
+                                code: string;
+                                message: string;
+                            } | null;
+                        } | null;
+                        lastSuccessfulSyncAt: string | null;
+                        changes: {
+                            added: number;
+                            removed: number;
+                            updated: number;
+                            moved: number;
+                            copied: number;
+                            restored: number;
+                            at: string;
+                            jobId: string;
+                        } | null;
+                        blockedSince: string | null;
+                        lastScrub: {
+                            jobId: string;
+                            state: string;
+                            startedAt: string | null;
+                            endedAt: string | null;
+                            percent: number | null;
+                            olderThanDays: number | null;
+                            dataErrors: number | null;
+                            ioErrors: number | null;
+                            fileErrors: number | null;
+                        } | null;
+                        oldestScrubAt: string | null;
+                        oldestScrubAgeDays: number | null;
+                        unscrubbedPercent: number | null;
+                        running: {
+                            id: string;
+                            /** @description parity.sync, parity.scrub, disk.upgrade, … */
+                            type: string;
+                            target: string;
+                            /** @enum {string} */
+                            state: "queued" | "running" | "succeeded" | "failed" | "cancelled" | "interrupted" | "blocked";
+                            phase: string | null;
+                            percent: number | null;
+                            bytesDone: number | null;
+                            bytesTotal: number | null;
+                            etaSeconds: number | null;
+                            /** @description Whether DELETE /jobs/:id may stop it now */
+                            cancellable: boolean;
+                            /** @enum {string} */
+                            trigger: "request" | "schedule";
+                            actor: string;
+                            params: {
+                                [key: string]: unknown;
+                            };
+                            result: unknown;
+                            error: {
+                                code: string;
+                                message: string;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            } | null;
+                            /** @description The last lines of the tool's output */
+                            output: string[];
+                            createdAt: string;
+                            startedAt: string | null;
+                            endedAt: string | null;
+                        } | null;
+                        next: {
+                            sync: string | null;
+                            scrub: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid parameters or body (`bad_request` with `details.issues`) or a refusal of the operation */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role too low, or a cross-origin write */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `setup_required` before the first admin exists, or a conflict of the operation */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (generic message) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getDisksArrayParityDiff: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The last diff, or null */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        diff: {
+                            added: number;
+                            removed: number;
+                            updated: number;
+                            moved: number;
+                            copied: number;
+                            restored: number;
+                            equal: number;
+                            at: string;
+                            jobId: string;
+                            changes: boolean;
+                            paths: {
+                                added: string[];
+                                removed: string[];
+                                updated: string[];
+                                moved: string[];
+                                copied: string[];
+                            };
+                        } | null;
+                    };
+                };
+            };
+            /** @description Invalid parameters or body (`bad_request` with `details.issues`) or a refusal of the operation */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role too low, or a cross-origin write */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `setup_required` before the first admin exists, or a conflict of the operation */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (generic message) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postDisksArrayParitySync: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Skip the deletion guard (audited) */
+                    force?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The sync job (Location: /api/v1/jobs/<id>) */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        /** @description parity.sync, parity.scrub, disk.upgrade, … */
+                        type: string;
+                        target: string;
+                        /** @enum {string} */
+                        state: "queued" | "running" | "succeeded" | "failed" | "cancelled" | "interrupted" | "blocked";
+                        phase: string | null;
+                        percent: number | null;
+                        bytesDone: number | null;
+                        bytesTotal: number | null;
+                        etaSeconds: number | null;
+                        /** @description Whether DELETE /jobs/:id may stop it now */
+                        cancellable: boolean;
+                        /** @enum {string} */
+                        trigger: "request" | "schedule";
+                        actor: string;
+                        params: {
+                            [key: string]: unknown;
+                        };
+                        result: unknown;
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        } | null;
+                        /** @description The last lines of the tool's output */
+                        output: string[];
+                        createdAt: string;
+                        startedAt: string | null;
+                        endedAt: string | null;
+                    };
+                };
+            };
+            /** @description Invalid parameters or body (`bad_request` with `details.issues`) or a refusal of the operation */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role too low, or a cross-origin write */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no_array, job_running, import_in_progress */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        code: string;
+                        message: string;
+                        details?: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description Body over the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (generic message) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description snapraid is not installed */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        code: string;
+                        message: string;
+                        details?: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    postDisksArrayParityScrub: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    percent?: number;
+                    olderThanDays?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description The scrub job (Location: /api/v1/jobs/<id>) */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        /** @description parity.sync, parity.scrub, disk.upgrade, … */
+                        type: string;
+                        target: string;
+                        /** @enum {string} */
+                        state: "queued" | "running" | "succeeded" | "failed" | "cancelled" | "interrupted" | "blocked";
+                        phase: string | null;
+                        percent: number | null;
+                        bytesDone: number | null;
+                        bytesTotal: number | null;
+                        etaSeconds: number | null;
+                        /** @description Whether DELETE /jobs/:id may stop it now */
+                        cancellable: boolean;
+                        /** @enum {string} */
+                        trigger: "request" | "schedule";
+                        actor: string;
+                        params: {
+                            [key: string]: unknown;
+                        };
+                        result: unknown;
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        } | null;
+                        /** @description The last lines of the tool's output */
+                        output: string[];
+                        createdAt: string;
+                        startedAt: string | null;
+                        endedAt: string | null;
+                    };
+                };
+            };
+            /** @description Invalid parameters or body (`bad_request` with `details.issues`) or a refusal of the operation */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role too low, or a cross-origin write */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no_array, job_running, import_in_progress */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        code: string;
+                        message: string;
+                        details?: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description Body over the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (generic message) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description snapraid is not installed */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        code: string;
+                        message: string;
+                        details?: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getSettingsParity: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Parity settings */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        syncEnabled: boolean;
+                        syncTime: string;
+                        scrubEnabled: boolean;
+                        scrubTime: string;
+                        scrubEveryDays: number;
+                        scrubPercent: number;
+                        scrubOlderThanDays: number;
+                        deleteThreshold: number;
+                        updateThreshold: number | null;
+                        autoSyncAfterBlockedDays: number | null;
+                        touchBeforeSync: boolean;
+                    };
+                };
+            };
+            /** @description Invalid parameters or body (`bad_request` with `details.issues`) or a refusal of the operation */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role too low, or a cross-origin write */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `setup_required` before the first admin exists, or a conflict of the operation */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (generic message) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    putSettingsParity: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    syncEnabled: boolean;
+                    syncTime: string;
+                    scrubEnabled: boolean;
+                    scrubTime: string;
+                    scrubEveryDays: number;
+                    scrubPercent: number;
+                    scrubOlderThanDays: number;
+                    deleteThreshold: number;
+                    updateThreshold: number | null;
+                    autoSyncAfterBlockedDays: number | null;
+                    touchBeforeSync: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Parity settings */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        syncEnabled: boolean;
+                        syncTime: string;
+                        scrubEnabled: boolean;
+                        scrubTime: string;
+                        scrubEveryDays: number;
+                        scrubPercent: number;
+                        scrubOlderThanDays: number;
+                        deleteThreshold: number;
+                        updateThreshold: number | null;
+                        autoSyncAfterBlockedDays: number | null;
+                        touchBeforeSync: boolean;
                     };
                 };
             };

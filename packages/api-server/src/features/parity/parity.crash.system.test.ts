@@ -11,7 +11,13 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { killAll, type ServerProcess, startServerProcess } from '../../testing/server-process.ts';
-import { createLabArray, eventually, type LabArray, processesWith, writeFiles } from './test-support.ts';
+import {
+  createLabArray,
+  eventually,
+  type LabArray,
+  processesWith,
+  writeFiles,
+} from '../../testing/lab-array.ts';
 
 const MiB = 1024 * 1024;
 
@@ -88,8 +94,18 @@ describe('parity jobs across a killed service', () => {
   it('a snapraid that outlived its service is stopped by the restarted one before the next array job', async () => {
     await writeFiles(lab.real('/mnt/user'), 8, () => 40 * MiB, 'late');
     await proc!.stop();
-    // a sync left running by a service that died without the kernel's help (recorded as its job)
-    const leftover = spawn('snapraid', ['-c', conf, 'sync'], { detached: true, stdio: 'ignore' });
+    // a sync left running by a service that died without the kernel's help (recorded as its job):
+    // it stays until it gets SIGINT, then takes two more seconds to exit, as a big array does
+    const leftover = spawn(
+      'sh',
+      [
+        '-c',
+        'trap "sleep 2; exit 0" INT; snapraid -c "$1" sync; while :; do sleep 1; done',
+        'leftover',
+        conf,
+      ],
+      { detached: true, stdio: 'ignore' },
+    );
     await eventually(async () => ((await processesWith(conf)).length > 0 ? true : undefined));
     const now = new Date().toISOString();
     const conn = new Database(path.join(lab.s.root, 'var/lib/appliance/state.db'));
@@ -104,11 +120,10 @@ describe('parity jobs across a killed service', () => {
     expect((await job('00000000-0000-4000-8000-00000000dead')).state).toBe('interrupted');
     // while the leftover stops, an array job is refused, naming the recovery
     const busy = await call('POST', '/disks/array/parity/sync', {});
-    expect([busy.status, busy.body.code, busy.body.details.type]).toEqual([
-      409,
-      'job_running',
-      'job.recovery',
-    ]);
+    expect(
+      [busy.status, busy.body.code, busy.body.details?.type],
+      `${JSON.stringify(busy.body)} ${proc!.output().slice(-3000)}`,
+    ).toEqual([409, 'job_running', 'job.recovery']);
     await eventually(async () => ((await processesWith(conf)).length === 0 ? true : undefined), 180_000);
     const again = await eventually(async () => {
       const r = await call('POST', '/disks/array/parity/sync', {});

@@ -20,7 +20,7 @@ import {
   sha256File,
   waitJob,
   writeFiles,
-} from './test-support.ts';
+} from '../../testing/lab-array.ts';
 
 const run = promisify(execFile);
 const KiB = 1024;

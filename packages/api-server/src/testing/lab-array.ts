@@ -12,8 +12,8 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { type Clock, erasePhrase } from '@appliance/common';
 import { type LoopDisk, requirePrerequisites } from '@appliance/lab';
-import { type Sandbox, startSandbox } from '../../testing/sandbox.ts';
-import { installGuardShims, loggingRunner, loop } from '../disks/test-support/lab.ts';
+import { type Sandbox, startSandbox } from './sandbox.ts';
+import { installGuardShims, loggingRunner, loop } from '../features/disks/test-support/lab.ts';
 
 const run = promisify(execFile);
 const MiB = 1024 * 1024;
