@@ -29,4 +29,4 @@ cat >&2 <<TXT
   API reference: http://$LISTEN/api/v1/docs
 
 TXT
-exec packages/api-server/bin/appliance serve --root "$SANDBOX" --listen "$LISTEN" "$@"
+exec packages/api-server/bin/appliance-server --root "$SANDBOX" --listen "$LISTEN" "$@"

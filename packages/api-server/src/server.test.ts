@@ -1,37 +1,62 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type ServerProcess, startServerProcess } from './testing/server-process.ts';
 
-const CLI = path.join(import.meta.dirname, 'cli.ts');
+const LAUNCHER = path.join(import.meta.dirname, 'launcher.ts');
 
 interface Proc extends ServerProcess {
   socket: string;
 }
 
-/** Starts `appliance serve` as a real process on loopback and waits for its "listening" line. */
+/** Starts the service's launcher as a real process on loopback and waits for its "listening" line. */
 async function serve(root: string): Promise<Proc> {
   const socket = path.join(root, 's.sock');
   const p = await startServerProcess({ root, socket });
   return Object.assign(p, { socket });
 }
 
-function runCli(
-  args: string[],
-  input?: string,
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
+/** `appliance-server ARGS` (the sources), to its exit. */
+function runLauncher(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--conditions=@appliance/source', CLI, ...args], {
-      stdio: ['pipe', 'pipe', 'pipe'],
+    const child = spawn(process.execPath, ['--conditions=@appliance/source', LAUNCHER, ...args], {
+      stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d));
     child.stderr.on('data', (d: Buffer) => (stderr += d));
     child.on('exit', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(input ?? '');
+  });
+}
+
+/** One JSON request over the Unix socket (the caller is the local administrator). */
+function overSocket<T = unknown>(
+  socketPath: string,
+  method: string,
+  apiPath: string,
+  body?: unknown,
+): Promise<{ status: number; body: T }> {
+  return new Promise((resolve, reject) => {
+    const payload = body === undefined ? undefined : JSON.stringify(body);
+    const req = http.request(
+      {
+        socketPath,
+        method,
+        path: `/api/v1${apiPath}`,
+        headers: payload ? { 'content-type': 'application/json' } : {},
+      },
+      (res) => {
+        let text = '';
+        res.on('data', (d: Buffer) => (text += d));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text ? JSON.parse(text) : null }));
+      },
+    );
+    req.on('error', reject);
+    req.end(payload);
   });
 }
 
@@ -52,21 +77,26 @@ describe('the server as a real process', { timeout: 180_000 }, () => {
     try {
       const status = await fetch(`${p.url}/api/v1/setup/status`).then((r) => r.json());
       expect(status).toEqual({ setupRequired: true });
-      const admin = await runCli(
-        ['admin', 'create', '--username', 'admin', '--password-stdin', '--socket', p.socket],
-        'correct horse\n',
-      );
-      expect(admin.code).toBe(0);
-      const tok = await runCli(['token', 'create', '--name', 'ci', '--socket', p.socket]);
-      expect(tok.code).toBe(0);
-      expect(tok.stdout).toMatch(/^apat_[0-9a-f]{64}\n$/);
-      const token = tok.stdout.trim();
+      const admin = await overSocket(p.socket, 'POST', '/setup/admin', {
+        username: 'admin',
+        password: 'correct horse',
+      });
+      expect(admin.status).toBe(201);
+      const tok = await overSocket<{ token: string }>(p.socket, 'POST', '/tokens', {
+        name: 'ci',
+        role: 'admin',
+      });
+      expect(tok.status).toBe(201);
+      const token = tok.body.token;
+      expect(token).toMatch(/^apat_[0-9a-f]{64}$/);
       const users = (await fetch(`${p.url}/api/v1/users`, {
         headers: { authorization: `Bearer ${token}` },
       }).then((r) => r.json())) as { users: Array<{ username: string }> };
       expect(users.users.map((u) => u.username)).toEqual(['admin']);
-      const list = await runCli(['token', 'list', '--socket', p.socket]);
-      expect(list.stdout).toContain('\tadmin\tci\tadmin\tnever');
+      const list = await overSocket<{ tokens: unknown[] }>(p.socket, 'GET', '/tokens');
+      expect(list.body.tokens).toEqual([
+        expect.objectContaining({ name: 'ci', role: 'admin', username: 'admin', expiresAt: null }),
+      ]);
       expect(p.output()).not.toContain(token.slice(5));
       expect(p.output()).not.toContain('correct horse');
       expect(await p.stop()).toBe(0);
@@ -94,8 +124,7 @@ describe('the server as a real process', { timeout: 180_000 }, () => {
     await p.stop();
     const keyFile = path.join(root, 'etc/appliance/secret.key');
     fs.writeFileSync(keyFile, Buffer.alloc(32, 7));
-    const wrong = await runCli([
-      'serve',
+    const wrong = await runLauncher([
       '--root',
       root,
       '--listen',
@@ -106,8 +135,7 @@ describe('the server as a real process', { timeout: 180_000 }, () => {
     expect(wrong.code).toBe(1);
     expect(wrong.stderr).toContain('does not belong to the database');
     fs.rmSync(keyFile);
-    const missing = await runCli([
-      'serve',
+    const missing = await runLauncher([
       '--root',
       root,
       '--listen',
@@ -124,8 +152,7 @@ describe('the server as a real process', { timeout: 180_000 }, () => {
     const root = newRoot();
     const p = await serve(root);
     try {
-      const second = await runCli([
-        'serve',
+      const second = await runLauncher([
         '--root',
         newRoot(),
         '--listen',
@@ -146,67 +173,27 @@ describe('the server as a real process', { timeout: 180_000 }, () => {
   });
 });
 
-describe('the CLI', { timeout: 180_000 }, () => {
-  it('exits 3 when the socket is missing, 2 on usage errors, and prints help', async () => {
-    const missing = await runCli(['token', 'create', '--name', 'ci', '--socket', '/nonexistent/x.sock']);
-    expect(missing.code).toBe(3);
-    expect(missing.stdout).toBe('');
-    expect((await runCli(['token', 'create'])).code).toBe(2);
-    expect((await runCli(['frobnicate'])).code).toBe(2);
-    expect((await runCli(['admin', 'create', '--username', 'a'])).code).toBe(2);
-    const help = await runCli(['token', 'create', '--help']);
+describe('the launcher (appliance-server)', () => {
+  it('only runs the service: --help (0) points operators at appliance; a command word or a bad option is a usage error (2)', async () => {
+    const help = await runLauncher(['--help']);
     expect(help.code).toBe(0);
-    expect(help.stdout).toContain('--expires-in');
-    expect((await runCli(['--help'])).stdout).toContain('appliance serve');
+    expect(help.stdout).toContain('appliance-server [--config PATH] [--root DIR] [--listen HOST:PORT]');
+    expect(help.stdout).toContain('`appliance serve …` runs this launcher');
+    for (const word of ['serve', 'admin', 'token', 'doctor']) {
+      const r = await runLauncher([word]);
+      expect(r.code, word).toBe(2);
+      expect(r.stderr).toContain(`appliance-server takes no command (got "${word}")`);
+      expect(r.stderr).toContain(`\`appliance ${word}\``);
+    }
+    const bad = await runLauncher(['--frobnicate']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/^usage error: .*--frobnicate/);
   });
 
-  it('asks for the password twice on a terminal without echoing it, even typed the moment the prompt shows', async () => {
+  it('exits 1 with the reason when the configuration does not load', async () => {
     const root = newRoot();
-    const p = await serve(root);
-    try {
-      // A pseudo-terminal (util-linux `script`); each answer is typed the moment its prompt shows.
-      const cmd = [process.execPath, '--conditions=@appliance/source', CLI, 'admin', 'create']
-        .concat(['--username', 'admin', '--socket', p.socket])
-        .map((a) => `'${a}'`)
-        .join(' ');
-      const child = spawn('script', ['-qfec', cmd, '/dev/null'], { stdio: ['pipe', 'pipe', 'inherit'] });
-      let out = '';
-      let answered = 0;
-      child.stdout.on('data', (d: Buffer) => {
-        out += d.toString('utf8');
-        for (const n = (out.match(/password: /gi) ?? []).length; answered < n; answered++) {
-          child.stdin.write('typed at once\n');
-        }
-      });
-      const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
-      expect(code).toBe(0);
-      expect(out).toContain('Password: ');
-      expect(out).toContain('Created the administrator admin.');
-      expect(out).not.toContain('typed at once');
-      expect(answered).toBe(2);
-      const tokens = await fetch(`${p.url}/api/v1/tokens`, {
-        method: 'POST',
-        headers: {
-          authorization: `Basic ${Buffer.from('admin:typed at once').toString('base64')}`,
-          'content-type': 'application/json',
-        },
-        body: JSON.stringify({ name: 'x', role: 'admin' }),
-      });
-      expect(tokens.status).toBe(201);
-    } finally {
-      await p.stop();
-    }
-  });
-
-  it('exits 1 with code and message when the API refuses', async () => {
-    const root = newRoot();
-    const p = await serve(root);
-    try {
-      const r = await runCli(['token', 'create', '--name', 'x', '--socket', p.socket]);
-      expect(r.code).toBe(1);
-      expect(r.stderr).toContain('setup_required:');
-    } finally {
-      await p.stop();
-    }
+    const r = await runLauncher(['--root', root, '--listen', 'nowhere']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('HOST:PORT');
   });
 });

@@ -74,6 +74,12 @@ describe('help and exit codes', () => {
     expect((await appliance(['users', 'list', '--colour'])).code).toBe(2);
     expect((await appliance(['users', 'create'])).code).toBe(2);
     expect((await appliance(['shares'])).code).toBe(2);
+    const noName = await appliance(['token', 'create']);
+    expect(noName.code).toBe(2);
+    expect(noName.stderr).toContain('--name');
+    const help = await appliance(['token', 'create', '--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('--expires-in');
   });
 
   it('answers exit 3 when the socket is missing', async () => {
@@ -83,6 +89,19 @@ describe('help and exit codes', () => {
     const env = await appliance(['users', 'list'], { env: { APPLIANCE_SOCKET: '/nonexistent/x.sock' } });
     expect(env.code).toBe(3);
     expect(env.stderr).toContain('/nonexistent/x.sock');
+    const token = await appliance(['token', 'create', '--name', 'ci', '--socket', '/nonexistent/x.sock']);
+    expect(token.code).toBe(3);
+    expect(token.stdout).toBe('');
+    const exported = await appliance([
+      'config',
+      'export',
+      '--output',
+      '-',
+      '--socket',
+      '/nonexistent/x.sock',
+    ]);
+    expect(exported.code).toBe(3);
+    expect(exported.stdoutBytes.length).toBe(0);
   });
 });
 
@@ -96,6 +115,10 @@ describe('admin create and tokens over the socket', () => {
   });
 
   it('admin create: stdin password (0), no terminal without --password-stdin (2), a second admin (1)', async () => {
+    const early = await appliance(['token', 'create', '--name', 'ci', '--socket', s.socket]);
+    expect(early.code).toBe(1);
+    expect(early.stderr).toMatch(/^setup_required: /);
+    expect(early.stdout).toBe('');
     const noTty = await appliance(['admin', 'create', '--username', 'admin', '--socket', s.socket]);
     expect(noTty.code).toBe(2);
     expect(noTty.stderr).toContain('--password-stdin');
@@ -172,6 +195,50 @@ describe('admin create and tokens over the socket', () => {
   });
 });
 
+describe('admin create on a terminal', () => {
+  let s: Sandbox;
+  beforeAll(async () => {
+    s = await startSandbox({ admin: false, config: { logLevel: 'silent' } });
+  });
+  afterAll(async () => {
+    await s?.close();
+  });
+
+  it('a second answer that differs: refused (2), nothing sent', async () => {
+    const r = await onTerminal(
+      ['admin', 'create', '--username', 'admin', '--socket', s.socket],
+      [
+        ['Password: ', 'one password'],
+        ['Repeat password: ', 'another one'],
+      ],
+    );
+    expect(r.code).toBe(2);
+    expect(r.screen).toContain('the passwords do not match');
+    expect((await s.call('GET', '/setup/status')).body).toEqual({ setupRequired: true });
+  });
+
+  it('asks twice without echo, each answer typed the moment its prompt shows; the password then works', async () => {
+    const r = await onTerminal(
+      ['admin', 'create', '--username', 'admin', '--socket', s.socket],
+      [
+        ['Password: ', 'typed at once'],
+        ['Repeat password: ', 'typed at once'],
+      ],
+    );
+    expect(r.code, r.screen).toBe(0);
+    expect(r.screen).toContain('Created the administrator admin.');
+    expect(r.screen).not.toContain('typed at once');
+    const basic = Buffer.from('admin:typed at once').toString('base64');
+    const token = await s.call(
+      'POST',
+      '/tokens',
+      { name: 'x', role: 'admin' },
+      { token: null, headers: { authorization: `Basic ${basic}` } },
+    );
+    expect(token.status).toBe(201);
+  });
+});
+
 describe('HTTPS with --url and APPLIANCE_TOKEN', () => {
   let s: Sandbox;
   let tls: ReturnType<typeof makeTlsFiles>;
@@ -217,7 +284,7 @@ describe('HTTPS with --url and APPLIANCE_TOKEN', () => {
 });
 
 describe('serve', () => {
-  it("hands over to the service's launcher: it listens, answers the CLI, and stops on SIGTERM", async () => {
+  it("hands over to the service's launcher (appliance-server): it listens, the CLI sets it up, no secret in its output, it stops on SIGTERM", async () => {
     const root = fs.mkdtempSync(path.join(os.tmpdir(), 'appliance-cli-serve-'));
     const socket = path.join(root, 'run', 'x.sock');
     const child = spawn(
@@ -245,17 +312,44 @@ describe('serve', () => {
         if (Date.now() > end) throw new Error(`no listening line: ${out}`);
         await new Promise((r) => setTimeout(r, 100));
       }
+      const url = JSON.parse(out.split('\n').find((l) => l.includes('"msg":"listening"'))!).url as string;
       const r = await appliance(
         ['admin', 'create', '--username', 'admin', '--password-stdin', '--socket', socket],
-        {
-          input: 'correct horse',
-        },
+        { input: 'correct horse\n' },
       );
       expect(r.code).toBe(0);
+      const tok = await appliance(['token', 'create', '--name', 'ci', '--socket', socket]);
+      expect(tok.code).toBe(0);
+      expect(tok.stdout).toMatch(TOKEN_PATTERN);
+      const token = tok.stdout.trim();
+      const users = (await fetch(`${url}/api/v1/users`, {
+        headers: { authorization: `Bearer ${token}` },
+      }).then((res) => res.json())) as { users: Array<{ username: string }> };
+      expect(users.users.map((u) => u.username)).toEqual(['admin']);
+      const list = await appliance(['token', 'list', '--socket', socket]);
+      expect(list.stdout).toMatch(/\s+ci\s+admin\s+admin\s+\S.*\s+never\n/);
+      expect(out).not.toContain(token.slice(5));
+      expect(out).not.toContain('correct horse');
     } finally {
       child.kill('SIGTERM');
     }
     expect(await exited).toBe(0);
+    expect(fs.existsSync(socket)).toBe(false);
+    fs.rmSync(root, { recursive: true, force: true });
+  });
+
+  it("passes the launcher's refusal on: a usage error (2) and a configuration that does not load (1)", async () => {
+    const bad = await appliance(['serve', '--frobnicate']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('usage error');
+    const help = await appliance(['serve', '--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('appliance-server [--config PATH]');
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'appliance-cli-serve-'));
+    const config = await appliance(['serve', '--listen', 'nowhere', '--root', root]);
+    expect(config.code).toBe(1);
+    expect(config.stderr).toContain('HOST:PORT');
+    expect(fs.readdirSync(root)).toEqual([]);
     fs.rmSync(root, { recursive: true, force: true });
   });
 });

@@ -8,6 +8,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { type Sandbox, startSandbox } from '@appliance/api-server/testing';
+import { readArchive } from '@appliance/archive-preview';
 import { type PrivateDockerd, requirePrerequisites, startPrivateDockerd } from '@appliance/lab';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appliance, onTerminal } from './support.ts';
@@ -256,14 +257,31 @@ describe('templates', () => {
 
 describe('config', () => {
   it('export writes the archive atomically (0600); an existing file needs --force (2); preview reads it', async () => {
-    const out = path.join(s.root, 'backup.tar.zst');
+    const dir = fs.mkdtempSync(path.join(s.root, 'exports-'));
+    const out = path.join(dir, 'backup.tar.zst');
     const r = await cli('config', 'export', '--output', out);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/^Wrote .*backup\.tar\.zst \([\d.]+ KiB\)\.\n$/);
     expect(fs.statSync(out).mode & 0o777).toBe(0o600);
+    expect(fs.readdirSync(dir)).toEqual(['backup.tar.zst']); // no temporary file left beside it
+    const unpacked = fs.mkdtempSync(path.join(s.root, 'verify-'));
+    const contents = await readArchive(fs.createReadStream(out), { tempDir: unpacked });
+    expect(contents.files.has('state.db')).toBe(true);
+    fs.rmSync(unpacked, { recursive: true, force: true });
+    const written = fs.readFileSync(out);
     const exists = await cli('config', 'export', '--output', out);
     expect(exists.code).toBe(2);
     expect(exists.stderr).toContain('--force');
+    expect(fs.readFileSync(out).equals(written)).toBe(true);
+    const old = path.join(dir, 'existing.tar.zst');
+    fs.writeFileSync(old, 'old');
+    expect((await cli('config', 'export', '--output', old)).code).toBe(2);
+    expect(fs.readFileSync(old, 'utf8')).toBe('old');
+    const forced = await cli('config', 'export', '--output', old, '--force');
+    expect(forced.code, forced.stderr).toBe(0);
+    expect(fs.readFileSync(old).subarray(0, 4).toString('hex')).toBe('28b52ffd'); // zstd magic
+    expect(fs.statSync(old).mode & 0o777).toBe(0o600);
+    expect(fs.readdirSync(dir).sort()).toEqual(['backup.tar.zst', 'existing.tar.zst']);
     const preview = await cli('config', 'preview', out);
     expect(preview.code, preview.stderr).toBe(0);
     expect(preview.stdout).toMatch(/^archive of: +\S+, (now|\d+ seconds? ago) \(app /);

@@ -55,7 +55,7 @@ async function startAppliance() {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'appliance-bench-'));
   const socket = path.join(fs.mkdtempSync('/tmp/apb-'), 'a.sock');
   const cmd = command(serviceCli(), { ...process.env, APPLIANCE_LOG_LEVEL: 'warn' });
-  const args = [...cmd.args, 'serve', '--root', root, '--listen', `127.0.0.1:${port}`, '--socket', socket];
+  const args = [...cmd.args, '--root', root, '--listen', `127.0.0.1:${port}`, '--socket', socket];
   const child: ChildProcess = spawn(cmd.file, args, { stdio: ['ignore', 'ignore', 'inherit'], env: cmd.env });
   const url = `http://127.0.0.1:${port}`;
   const until = Date.now() + 120_000;

@@ -59,7 +59,7 @@ function startAppliance(): Promise<Server> {
   const cmd = command(serviceCli(), { ...process.env, APPLIANCE_LOG_LEVEL: 'info' });
   const child = spawn(
     cmd.file,
-    [...cmd.args, 'serve', '--root', root, '--listen', '127.0.0.1:0', '--socket', socket, '--lab'],
+    [...cmd.args, '--root', root, '--listen', '127.0.0.1:0', '--socket', socket, '--lab'],
     { stdio: ['ignore', 'pipe', 'inherit'], env: cmd.env },
   );
   children.add(child);

@@ -29,15 +29,7 @@ async function startAppliance() {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-share-permissions-'));
   const socketDir = fs.mkdtempSync('/tmp/bsp-');
   const cli = serviceCli();
-  const args = [
-    'serve',
-    '--root',
-    root,
-    '--listen',
-    '127.0.0.1:0',
-    '--socket',
-    path.join(socketDir, 'a.sock'),
-  ];
+  const args = ['--root', root, '--listen', '127.0.0.1:0', '--socket', path.join(socketDir, 'a.sock')];
   try {
     const child = await startListening([cli, ...args], { ...process.env, APPLIANCE_LOG_LEVEL: 'info' });
     return {

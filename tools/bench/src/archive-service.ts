@@ -21,16 +21,7 @@ export async function startArchiveService(name: string) {
   const socketDir = fs.mkdtempSync('/tmp/apb-');
   const socket = path.join(socketDir, 'a.sock');
   const cli = serviceCli();
-  const c = await startListening([
-    cli,
-    'serve',
-    '--root',
-    root,
-    '--listen',
-    '127.0.0.1:0',
-    '--socket',
-    socket,
-  ]);
+  const c = await startListening([cli, '--root', root, '--listen', '127.0.0.1:0', '--socket', socket]);
   return {
     ...c,
     root,

@@ -5,14 +5,14 @@ import path from 'node:path';
 import autocannon from 'autocannon';
 
 export const REPO = path.resolve(import.meta.dirname, '..', '..', '..');
-const LAUNCHER = path.join(REPO, 'packages/api-server/bin/appliance');
+const LAUNCHER = path.join(REPO, 'packages/api-server/bin/appliance-server');
 let built = false;
 
 /**
- * The service's command as installations run it: `packages/api-server/bin/appliance`, the built
- * `dist/cli.js` under the Node settings of the launcher (`bash tools/start.sh` runs the same), not
- * the TypeScript sources, which cost ~30 MiB more resident memory for the type stripping and the
- * source-condition resolution. Builds it first (turbo: a cache hit when nothing changed), so a
+ * The service's launcher as installations run it: `packages/api-server/bin/appliance-server`, the
+ * built `dist/launcher.js` under the launcher's Node settings (`bash tools/start.sh` runs the same),
+ * not the TypeScript sources, which cost ~30 MiB more resident memory for the type stripping and
+ * the source-condition resolution. Builds it first (turbo: a cache hit when nothing changed), so a
  * benchmark never measures stale code.
  */
 export function serviceCli(): string {
@@ -101,7 +101,7 @@ export function startListening(
 
 export const startHelloWorld = () => startListening([path.join(import.meta.dirname, 'hello-world.ts')]);
 
-/** The real service as `appliance serve` in a fresh sandbox root on loopback. */
+/** The real service (its launcher, `appliance-server`) in a fresh sandbox root on loopback. */
 export async function startAppliance(
   extraArgs: string[] = [],
 ): Promise<Child & { root: string; socket: string; startedMs: number }> {
@@ -109,7 +109,7 @@ export async function startAppliance(
   const socketDir = fs.mkdtempSync('/tmp/apb-');
   const socket = path.join(socketDir, 'a.sock');
   const c = await startListening(
-    [serviceCli(), 'serve', '--root', root, '--listen', '127.0.0.1:0', '--socket', socket, ...extraArgs],
+    [serviceCli(), '--root', root, '--listen', '127.0.0.1:0', '--socket', socket, ...extraArgs],
     process.env,
   );
   return {

@@ -78,6 +78,41 @@ afterAll(() => {
   for (const d of [release, ...scratches]) if (d) fs.rmSync(d, { recursive: true, force: true });
 });
 
+/** The file list and the packed package.json of a package's tarball in the release directory. */
+function tarball(name: string): { files: string[]; manifest: Manifest & { bin?: Record<string, string> } } {
+  const file = tarballs[name]!.replace(/^file:/, '');
+  const list = spawnSync('tar', ['-tzf', file], { encoding: 'utf8' });
+  expect(list.status, list.stderr).toBe(0);
+  const manifest = spawnSync('tar', ['-xzOf', file, 'package/package.json'], { encoding: 'utf8' });
+  expect(manifest.status, manifest.stderr).toBe(0);
+  return { files: list.stdout.split('\n').filter(Boolean), manifest: JSON.parse(manifest.stdout) };
+}
+
+describe('what the tarballs hold', () => {
+  it('one program per command name: `appliance` is the operator CLI, the service launcher is `appliance-server`', () => {
+    const owners: Record<string, string[]> = {};
+    for (const { name } of packageDirs())
+      for (const bin of Object.keys(tarball(name).manifest.bin ?? {}))
+        owners[bin] = [...(owners[bin] ?? []), name];
+    expect(owners).toEqual({
+      appliance: ['@appliance/cli'],
+      'appliance-server': ['@appliance/api-server'],
+    });
+    expect(tarball('@appliance/api-server').files).toContain('package/bin/appliance-server');
+  });
+
+  it('no package ships test support: no sandbox, reliability suite, test-support, fixtures or tests', () => {
+    const testSupport = /\/(testing|reliability|test-support)\/|test-support\.|test-fixture\.|\.test\.[jt]s/;
+    for (const { name } of packageDirs())
+      expect(
+        tarball(name).files.filter((f) => testSupport.test(f)),
+        name,
+      ).toEqual([]);
+    // Nor does api-server's published manifest offer its workspace-only ./testing entry.
+    expect(Object.keys(tarball('@appliance/api-server').manifest.exports ?? {})).toEqual(['.']);
+  });
+});
+
 describe('packed packages, installed outside the workspace', () => {
   it('packs every publishable package, into one release directory', () => {
     expect(Object.keys(tarballs).sort()).toEqual(packageDirs().map((p) => p.name));

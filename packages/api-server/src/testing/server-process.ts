@@ -1,8 +1,8 @@
 /**
- * The real `appliance serve` as a child process for process-level tests (server, crash tests): it
- * starts in its own process group on loopback with a Unix socket, and resolves once it prints its
- * "listening" line. `kill()` is a crash: the server is frozen, then it and every process below it
- * get SIGKILL (see killTree); `stop()` is a graceful SIGTERM.
+ * The real service as a child process for process-level tests (server, crash tests): its launcher
+ * (`appliance-server`, src/launcher.ts) in its own process group on loopback with a Unix socket,
+ * resolved once it prints its "listening" line. `kill()` is a crash: the server is frozen, then
+ * it and every process below it get SIGKILL (see killTree); `stop()` is a graceful SIGTERM.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -10,7 +10,7 @@ import path from 'node:path';
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-const CLI = path.join(import.meta.dirname, '..', 'cli.ts');
+const LAUNCHER = path.join(import.meta.dirname, '..', 'launcher.ts');
 
 export interface ServerProcess {
   pid: number;
@@ -38,14 +38,13 @@ export interface ServeOptions {
   env?: Record<string, string>;
 }
 
-/** `node --conditions=@appliance/source cli.ts serve --root … --listen 127.0.0.1:0 --socket …`. */
+/** `node --conditions=@appliance/source launcher.ts --root … --listen 127.0.0.1:0 --socket …`. */
 export async function startServerProcess(options: ServeOptions): Promise<ServerProcess> {
   const child = spawn(
     process.execPath,
     [
       '--conditions=@appliance/source',
-      CLI,
-      'serve',
+      LAUNCHER,
       '--root',
       options.root,
       '--listen',

@@ -3,10 +3,10 @@ import { fileURLToPath } from 'node:url';
 import type { Register } from '../../framework/command.ts';
 import { UsageError } from '../../framework/exit.ts';
 
-/** The service's own launcher (`bin/appliance` of @appliance/api-server), or null when not installed. */
+/** The service's own launcher (`bin/appliance-server` of @appliance/api-server), or null when not installed. */
 export function serverLauncher(): string | null {
   try {
-    return fileURLToPath(new URL('../bin/appliance', import.meta.resolve('@appliance/api-server')));
+    return fileURLToPath(new URL('../bin/appliance-server', import.meta.resolve('@appliance/api-server')));
   } catch {
     return null;
   }
@@ -14,8 +14,9 @@ export function serverLauncher(): string | null {
 
 /**
  * `appliance serve …` runs the service: every argument goes unchanged to the api-server launcher
- * (which runs it with the service's Node flags); signals are passed on and its exit status is
- * this command's. Called before the options are parsed (serve's options are the service's).
+ * `appliance-server` (which runs it with the service's Node flags); signals are passed on and its
+ * exit status is this command's. Called before the options are parsed (serve's options are the
+ * service's).
  */
 export async function serve(args: string[]): Promise<number> {
   const launcher = serverLauncher();
@@ -23,7 +24,7 @@ export async function serve(args: string[]): Promise<number> {
     throw new UsageError(
       'appliance serve needs the service package @appliance/api-server installed beside the CLI',
     );
-  const child = spawn(launcher, ['serve', ...args], { stdio: 'inherit' });
+  const child = spawn(launcher, args, { stdio: 'inherit' });
   const handlers = (['SIGINT', 'SIGTERM', 'SIGHUP'] as const).map((s) => [s, () => child.kill(s)] as const);
   for (const [s, h] of handlers) process.on(s, h);
   try {
