@@ -69,9 +69,9 @@ describe('appliance doctor', () => {
     expect(r.stdout).not.toMatch(/^ {2}FAIL/m);
   });
 
-  it('fails without mkfs.xfs on PATH and names the Debian package that brings it', async () => {
+  it('fails without mkfs.xfs on the service tool path and names the Debian package that brings it', async () => {
     const root = fs.mkdtempSync(path.join(dir, 'root-'));
-    const r = await doctor(['--root', root], { PATH: pathWithout(['mkfs.xfs', 'age']) });
+    const r = await doctor(['--root', root], { APPLIANCE_TOOL_PATH: pathWithout(['mkfs.xfs', 'age']) });
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(/^ {2}FAIL {2}mkfs\.xfs +not installed/m);
     expect(r.stdout).toContain('fix: apt-get install xfsprogs');

@@ -68,14 +68,22 @@ export async function doctorCommand(
     ...(values.config !== undefined ? { config: values.config } : {}),
     ...(values.root !== undefined ? { root: values.root } : {}),
   };
-  const probes = deps.probes ?? createRealProbes({ env: io.env });
-  let loaded: LoadedConfig;
+  let config: DoctorConfig | null = null;
+  let configError: string | null = null;
   try {
-    const config = deps.loadConfig(flags, io.env);
-    loaded = { ok: true, config, exists: await probes.exists(config.configFile) };
+    config = deps.loadConfig(flags, io.env);
   } catch (err) {
-    loaded = { ok: false, error: (err as Error).message, file: flags.config ?? null };
+    configError = (err as Error).message;
   }
+  // the tools are looked up where the service looks them up (its configured tool path)
+  const probes =
+    deps.probes ??
+    createRealProbes({
+      env: config?.toolPath ? { ...io.env, APPLIANCE_TOOL_PATH: config.toolPath } : io.env,
+    });
+  const loaded: LoadedConfig = config
+    ? { ok: true, config, exists: await probes.exists(config.configFile) }
+    : { ok: false, error: configError ?? 'unknown error', file: flags.config ?? null };
   const facts = await gatherFacts(loaded, probes);
   const verdicts = evaluate(facts, { now: deps.now?.() ?? new Date() });
   const header = {

@@ -25,6 +25,8 @@ export interface DoctorConfig {
   tlsCert: string | null;
   tlsKey: string | null;
   socket: string;
+  /** Where the service looks its host tools up (its `[tools] path`); doctor looks in the same place. */
+  toolPath?: string;
 }
 
 export { SOCKET_GROUP };

@@ -66,10 +66,17 @@ describe('real probes', () => {
     expect(compose.plugin ?? compose.standalone).toMatch(/^\d+\.\d+/);
   });
 
-  it('does not find a tool missing from PATH, and the verdict names its Debian package', async () => {
-    const probes = createRealProbes({ env: { PATH: pathWithout(dir, ['mkfs.xfs', 'snapraid']) } });
+  it("does not find a tool missing from the service's tool path, whatever doctor's own PATH", async () => {
+    const probes = createRealProbes({
+      env: { APPLIANCE_TOOL_PATH: pathWithout(dir, ['mkfs.xfs', 'snapraid']), PATH: process.env['PATH'] },
+    });
     expect(await probes.tool('mkfs.xfs', ['-V'])).toEqual({ found: false });
     expect(await probes.tool('blkid', ['--version'])).toMatchObject({ found: true });
+  });
+
+  it("looks in the service's fixed PATH by default, not in doctor's own", async () => {
+    const probes = createRealProbes({ env: { PATH: pathWithout(dir, ['mkfs.xfs']) } });
+    expect(await probes.tool('mkfs.xfs', ['-V'])).toMatchObject({ found: true });
   });
 
   it('reads a matching pair, and tells a key of another certificate apart', async () => {

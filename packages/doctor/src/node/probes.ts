@@ -1,20 +1,21 @@
 /**
- * The real probes: host tools through the project's CommandRunner (argument lists, a timeout, the
- * PATH doctor was started with), files with node:fs, the Docker Engine over its Unix socket (as
- * the service reaches it), certificates with node:crypto.
+ * The real probes: host tools through the project's CommandRunner looked up where the service looks
+ * them up (its tool path: `APPLIANCE_TOOL_PATH`, else the fixed `/usr/sbin:/usr/bin:/sbin:/bin`,
+ * never the PATH doctor was started with), files with node:fs, the Docker Engine over its Unix
+ * socket (as the service reaches it), certificates with node:crypto.
  */
 import { X509Certificate, createPrivateKey } from 'node:crypto';
 import fs from 'node:fs/promises';
 import http from 'node:http';
 import path from 'node:path';
-import { type CommandRunner, createCommandRunner, isAppError } from '@appliance/common';
+import { type CommandRunner, createCommandRunner, HOST_PATH, isAppError } from '@appliance/common';
 import type { ComposeFact, DockerFact, StateDirFact, TlsPairFact, ToolFact } from '../core/facts.ts';
 import type { Probes } from '../gather.ts';
 
 const TIMEOUT_MS = 10_000;
 
 export interface RealProbeOptions {
-  /** The environment doctor runs in: PATH finds the tools, DOCKER_HOST the engine. */
+  /** The environment doctor runs in: APPLIANCE_TOOL_PATH (as the service's), DOCKER_HOST the engine. */
   env: Readonly<Record<string, string | undefined>>;
   runner?: CommandRunner;
 }
@@ -23,7 +24,7 @@ export function createRealProbes(options: RealProbeOptions): Probes {
   const { env } = options;
   const runner =
     options.runner ??
-    createCommandRunner({ timeoutMs: TIMEOUT_MS, ...(env['PATH'] ? { path: env['PATH'] } : {}) });
+    createCommandRunner({ timeoutMs: TIMEOUT_MS, path: env['APPLIANCE_TOOL_PATH'] || HOST_PATH });
   const toolEnv = env['DOCKER_HOST'] ? { DOCKER_HOST: env['DOCKER_HOST'] } : {};
   const version = async (cmd: string, args: readonly string[]): Promise<string | null> => {
     try {
