@@ -6,6 +6,37 @@ export type { ReplacementInput, ReplacementOk } from './core/replacement-checks.
 export { planUpgrade } from './core/upgrade-plan.ts';
 export { planReplace } from './core/replace-plan.ts';
 export { checkUpgradeRequest } from './core/upgrade-request.ts';
+export { checkReplaceRequest } from './core/replace-request.ts';
+export type { AcceptedReplace, ReplaceRequestInput } from './core/replace-request.ts';
+export {
+  DISK_JOB_PHASES,
+  DISK_JOB_TYPES,
+  diskJobParams,
+  interruptedMessage,
+  jobConfMembers,
+  jobSlot,
+  judgeCheck,
+  keptOldMessage,
+  phaseSpec,
+  settlement,
+  slotSide,
+  snapraidDiskName,
+  stagingMountpoint,
+  switchedRow,
+} from './core/disk-job.ts';
+export type {
+  CheckFindings,
+  CheckVerdict,
+  DiskJobKind,
+  DiskJobParams,
+  DiskJobPhase,
+  PhaseSpec,
+  Settlement,
+  SlotSide,
+} from './core/disk-job.ts';
+export { type CopyProgress, parseRsyncProgress } from './core/rsync-progress.ts';
+export { type BranchMode, branchMode, withBranchMode } from './core/pool-branches.ts';
+export { mkfsArgs } from './core/mkfs.ts';
 export type { AcceptedUpgrade, UpgradeRequestInput } from './core/upgrade-request.ts';
 export { CREATE_POLICIES, checkNoArray, planArraySetup } from './core/array-setup.ts';
 export type {
@@ -16,6 +47,7 @@ export type {
   PlannedMember,
 } from './core/array-setup.ts';
 export { renderSnapraidConf } from './core/snapraid-conf.ts';
+export type { SnapraidMember } from './core/snapraid-conf.ts';
 export { POOL_MOUNTPOINT, mergerfsOptions, poolBranches } from './core/mergerfs.ts';
 export {
   DEFAULT_DEVICE_TIMEOUT_SEC,
@@ -37,7 +69,29 @@ export {
   mergerfsInstalled,
   minFreeSpaceMiB,
   undoMounts,
+  writeSnapraidConf,
 } from './node/array-setup.ts';
+export {
+  checkMounted,
+  formatDisk,
+  mountByUuid,
+  mountedReadOnly,
+  readFsUuid,
+  remount,
+  unmount,
+} from './node/disk-tools.ts';
+export { type CopyHandlers, type CopyResult, copyTree, requireCopyTools, rsyncArgs } from './node/copy.ts';
+export {
+  type MetadataFiles,
+  type RestoreResult,
+  type SaveResult,
+  metadataFiles,
+  requireMetadataTools,
+  restoreMetadata,
+  saveMetadata,
+} from './node/metadata.ts';
+export { readBranches, setBranchMode } from './node/pool-control.ts';
+export { type SettleResult, settleSlot } from './node/settle.ts';
 export type { ArraySetupDeps, ArraySetupResult, FormattedMember } from './node/array-setup.ts';
 export {
   DEFAULT_UNIT_DIR,
@@ -45,6 +99,7 @@ export {
   SYSTEMD_RUN_DIR,
   installMountUnits,
   removeMountUnits,
+  replaceMountUnits,
 } from './node/mount-units.ts';
 export type { InstalledMountUnits, MountUnitDeps } from './node/mount-units.ts';
 export { isMountedAt, isPoolMounted, readMounts } from './node/pool-state.ts';

@@ -102,6 +102,11 @@ export const DEBIAN_PACKAGE: Record<string, string> = {
   xfs_growfs: 'xfsprogs',
   sync: 'coreutils',
   udevadm: 'udev',
+  getfattr: 'attr',
+  setfattr: 'attr',
+  getfacl: 'acl',
+  setfacl: 'acl',
+  setpriv: 'util-linux',
 };
 
 export const missingTool = (command: string): AppError => {

@@ -1,3 +1,4 @@
+import { confirmationMatches, erasePhrase } from '@appliance/common';
 import type { Refusal } from './types.ts';
 
 export const invalidPlan = (
@@ -27,4 +28,24 @@ export const unmanagedDevice = (
   code: 'unmanaged_device',
   message: `${device} ${why}`,
   details: { device, ...details },
+});
+
+/** `409 confirmation_required` unless `given` is `ERASE <device>` byte for byte (03 §4), else null. */
+export function confirmationRefusal(device: string, given: unknown): Refusal | null {
+  const expected = erasePhrase([device]);
+  if (confirmationMatches(given, expected)) return null;
+  return {
+    status: 409,
+    code: 'confirmation_required',
+    message: `Type the confirmation exactly as shown: ${expected}`,
+    details: { expected },
+  };
+}
+
+/** `409 disk_job_running` (03 §12 step 5), naming the job. */
+export const diskJobRunning = (jobId: string): Refusal => ({
+  status: 409,
+  code: 'disk_job_running',
+  message: `Another disk job is running (${jobId}): follow it with GET /api/v1/jobs/${jobId} and try again once it has ended.`,
+  details: { jobId },
 });

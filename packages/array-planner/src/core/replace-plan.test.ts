@@ -25,12 +25,12 @@ describe('planReplace (03 §11)', () => {
       estimate: { bytesToCopy: 4 * TB, basis: 'disk_size', passes: 2 },
     });
     expect(r.plan?.steps).toEqual([
-      'Stop the array.',
+      'Hold syncs; the pool keeps serving the other disks and puts no new file on /mnt/disk2.',
       'Erase /dev/sdz and format it as ext4.',
       'Mount /dev/sdz at /mnt/disk2.',
-      'Run "snapraid fix -d d2" to rebuild the files of /mnt/disk2 from parity.',
+      'Run "snapraid fix -d d2" to rebuild the files of /mnt/disk2 from parity, then restore their owners, permissions and extended attributes as of the last sync.',
       'Run "snapraid check -d d2" to confirm the rebuilt files.',
-      'Record /dev/sdz as the disk of /mnt/disk2 and start the array.',
+      'Record /dev/sdz as the disk of /mnt/disk2, let the pool write to it again and run "snapraid sync".',
     ]);
     expect(r.plan?.warnings.map((x) => x.code)).toEqual(['single_parity', 'files_since_last_sync']);
   });
@@ -160,6 +160,7 @@ describe('checkUpgradeRequest (03 §12)', () => {
       runningDiskJobId: null,
     });
     expect(data.refusal).toMatchObject({ details: { reason: 'new_mountpoint_mismatch', expected: null } });
+    // a data slot is upgraded with the array started too (the pool keeps serving it, issue 21)
     const started = checkUpgradeRequest({
       request: { mountpoint: '/mnt/disk2', device: '/dev/sdz' },
       rows: w.rows,
@@ -169,6 +170,6 @@ describe('checkUpgradeRequest (03 §12)', () => {
       arrayStarted: true,
       runningDiskJobId: null,
     });
-    expect(started.refusal).toMatchObject({ code: 'array_not_stopped' });
+    expect(started.plan?.jobType).toBe('disk_upgrade_data');
   });
 });

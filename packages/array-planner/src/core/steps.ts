@@ -1,4 +1,7 @@
-/** The exact step texts of 03 §7.1 and §11; placeholders become plain values. */
+/**
+ * The step texts of 03 §7.1 and §11 (placeholders become plain values), worded as the disk jobs of
+ * issue 21 run them: see docs/decisions/disks.md ("Disk jobs").
+ */
 export interface StepValues {
   mountpoint: string;
   previousDevice: string;
@@ -9,40 +12,46 @@ export interface StepValues {
   roleIndex?: number;
 }
 
+/**
+ * Data upgrade (03 §7.1, as the job runs it since issue 21): the array stays started and the pool
+ * keeps serving the slot's files, read-only, until the switch.
+ */
 export function dataUpgradeSteps(v: StepValues): string[] {
   return [
-    'Stop the array and check that "snapraid diff" reports nothing waiting to be synced.',
+    `Sync parity if "snapraid diff" reports anything waiting, then make ${v.mountpoint} read-only: the pool keeps serving its files and puts new files on the other disks.`,
     `Erase ${v.replacementDevice} and format it as ${v.filesystem}.`,
-    `Mount ${v.replacementDevice} at a staging path and copy every file from ${v.mountpoint} to it, keeping owners, permissions, extended attributes and timestamps.`,
-    `Compare every copied file with the original on ${v.mountpoint}; stop if anything differs.`,
+    `Mount ${v.replacementDevice} at a staging path and copy every file from ${v.mountpoint} to it, keeping owners, permissions, hard links, extended attributes and timestamps.`,
+    `Compare every copied file with SnapRAID's hashes ("snapraid check -a -d d${v.roleIndex}" on the copy); stop if anything differs.`,
     `Unmount ${v.previousDevice} and mount ${v.replacementDevice} at ${v.mountpoint}.`,
     'Run "snapraid diff" and go on only if it reports no removed or changed files.',
     `Record ${v.replacementDevice} as the disk of ${v.mountpoint} and release ${v.previousDevice}, which is left unchanged.`,
-    'Leave the array stopped until you start it.',
+    `Make ${v.mountpoint} writable again and run "snapraid sync".`,
   ];
 }
 
+/** Parity upgrade: the parity is rebuilt on the new disk while the array keeps the old one. */
 export function parityUpgradeSteps(v: StepValues): string[] {
   const next = v.newMountpoint ?? '';
   return [
+    'Sync parity if "snapraid diff" reports anything waiting, then hold syncs.',
     `Erase ${v.replacementDevice}, format it as xfs and mount it at ${next}.`,
-    `Hold syncs and copy snapraid.parity from ${v.mountpoint} to ${next}.`,
-    'Compare the copy with the original byte for byte.',
-    `Switch the SnapRAID configuration from ${v.mountpoint} to ${next}.`,
+    `Rebuild the parity onto ${next} from the data disks ("${v.rebuildCommand}" against it); the array keeps using ${v.mountpoint} meanwhile.`,
     'Run "snapraid check" against the new parity disk.',
-    `Once the check passes, unmount ${v.previousDevice} from ${v.mountpoint} and release it; its parity file is left unchanged.`,
+    `Switch the SnapRAID configuration from ${v.mountpoint} to ${next}.`,
+    `Unmount ${v.previousDevice} from ${v.mountpoint} and release it; its parity file is left unchanged.`,
     'Resume syncs.',
   ];
 }
 
+/** Data replace (03 §11): the pool keeps serving the other disks throughout. */
 export function dataReplaceSteps(v: StepValues): string[] {
   return [
-    'Stop the array.',
+    `Hold syncs; the pool keeps serving the other disks and puts no new file on ${v.mountpoint}.`,
     `Erase ${v.replacementDevice} and format it as ${v.filesystem}.`,
     `Mount ${v.replacementDevice} at ${v.mountpoint}.`,
-    `Run "${v.rebuildCommand}" to rebuild the files of ${v.mountpoint} from parity.`,
+    `Run "${v.rebuildCommand}" to rebuild the files of ${v.mountpoint} from parity, then restore their owners, permissions and extended attributes as of the last sync.`,
     `Run "snapraid check -d d${v.roleIndex}" to confirm the rebuilt files.`,
-    `Record ${v.replacementDevice} as the disk of ${v.mountpoint} and start the array.`,
+    `Record ${v.replacementDevice} as the disk of ${v.mountpoint}, let the pool write to it again and run "snapraid sync".`,
   ];
 }
 

@@ -48,14 +48,14 @@ describe('planUpgrade: acceptance scenarios of 03 §17', () => {
       confirmation: 'ERASE /dev/sdz',
     });
     expect(plan.steps).toEqual([
-      'Stop the array and check that "snapraid diff" reports nothing waiting to be synced.',
+      'Sync parity if "snapraid diff" reports anything waiting, then make /mnt/disk2 read-only: the pool keeps serving its files and puts new files on the other disks.',
       'Erase /dev/sdz and format it as xfs.',
-      'Mount /dev/sdz at a staging path and copy every file from /mnt/disk2 to it, keeping owners, permissions, extended attributes and timestamps.',
-      'Compare every copied file with the original on /mnt/disk2; stop if anything differs.',
+      'Mount /dev/sdz at a staging path and copy every file from /mnt/disk2 to it, keeping owners, permissions, hard links, extended attributes and timestamps.',
+      'Compare every copied file with SnapRAID\'s hashes ("snapraid check -a -d d2" on the copy); stop if anything differs.',
       'Unmount /dev/sdb and mount /dev/sdz at /mnt/disk2.',
       'Run "snapraid diff" and go on only if it reports no removed or changed files.',
       'Record /dev/sdz as the disk of /mnt/disk2 and release /dev/sdb, which is left unchanged.',
-      'Leave the array stopped until you start it.',
+      'Make /mnt/disk2 writable again and run "snapraid sync".',
     ]);
     expect(plan.warnings.map((x) => x.code)).toEqual(['single_parity']);
     expect(plan.estimate).toEqual({
@@ -90,12 +90,12 @@ describe('planUpgrade: acceptance scenarios of 03 §17', () => {
       confirmation: 'ERASE /dev/sdy',
     });
     expect(plan.steps).toEqual([
+      'Sync parity if "snapraid diff" reports anything waiting, then hold syncs.',
       'Erase /dev/sdy, format it as xfs and mount it at /mnt/parity2.',
-      'Hold syncs and copy snapraid.parity from /mnt/parity1 to /mnt/parity2.',
-      'Compare the copy with the original byte for byte.',
-      'Switch the SnapRAID configuration from /mnt/parity1 to /mnt/parity2.',
+      'Rebuild the parity onto /mnt/parity2 from the data disks ("snapraid fix -d parity" against it); the array keeps using /mnt/parity1 meanwhile.',
       'Run "snapraid check" against the new parity disk.',
-      'Once the check passes, unmount /dev/sdd from /mnt/parity1 and release it; its parity file is left unchanged.',
+      'Switch the SnapRAID configuration from /mnt/parity1 to /mnt/parity2.',
+      'Unmount /dev/sdd from /mnt/parity1 and release it; its parity file is left unchanged.',
       'Resume syncs.',
     ]);
     expect(plan.warnings.map((x) => x.code)).toEqual(['single_parity', 'syncs_held']);

@@ -3,7 +3,7 @@ import { estimate } from './estimate.ts';
 import { nextParityMountpoint } from './parity-mountpoint.ts';
 import { checkReplacement } from './replacement-checks.ts';
 import { checkSlot, findSlotDisk, slotIdentity } from './slots.ts';
-import { dataUpgradeSteps, parityUpgradeSteps } from './steps.ts';
+import { dataUpgradeSteps, parityUpgradeSteps, rebuildCommand } from './steps.ts';
 import type { DiskUpgradePlan, PlanInput, PlanResult, PlanWarning, Refusal } from './types.ts';
 import {
   duplicateFsUuid,
@@ -55,6 +55,8 @@ export function planUpgrade(input: PlanInput): PlanResult<DiskUpgradePlan> {
     replacementDevice: entry.device,
     filesystem,
     newMountpoint,
+    roleIndex: slot.roleIndex,
+    rebuildCommand: rebuildCommand(slot.role, slot.roleIndex),
   };
 
   const parityRows = rows.filter((r) => r.role === 'parity');

@@ -1,5 +1,4 @@
-import { confirmationMatches, erasePhrase } from '@appliance/common';
-import { invalidPlan } from './refusals.ts';
+import { confirmationRefusal, diskJobRunning, invalidPlan } from './refusals.ts';
 import { nextParityMountpoint } from './parity-mountpoint.ts';
 import type { DiskUpgradePlan, PlanInput, PlanResult } from './types.ts';
 import { planUpgrade } from './upgrade-plan.ts';
@@ -8,7 +7,7 @@ export interface UpgradeRequestInput extends PlanInput {
   /** What the client sent back from the plan. */
   newMountpoint?: string | null | undefined;
   confirmation?: unknown;
-  /** Whether the array is started (the adapter decides: the pool is mounted). */
+  /** Whether the array is started (the adapter decides: the pool is mounted); a parity upgrade needs it. */
   arrayStarted: boolean;
   /** A disk job queued or running, if any. */
   runningDiskJobId: string | null;
@@ -21,7 +20,7 @@ export interface AcceptedUpgrade {
 
 /**
  * The refusals of the upgrade operation (03 §12), in order: everything the plan checks, a stale
- * `newMountpoint`, the typed confirmation, the array state, another disk job.
+ * `newMountpoint`, the typed confirmation, the array state (parity: started), another disk job.
  */
 export function checkUpgradeRequest(input: UpgradeRequestInput): PlanResult<AcceptedUpgrade> {
   const planned = planUpgrade(input);
@@ -48,26 +47,10 @@ export function checkUpgradeRequest(input: UpgradeRequestInput): PlanResult<Acce
       ),
     };
   }
-  const expected = erasePhrase([plan.replacementDevice]);
-  if (!confirmationMatches(input.confirmation, expected)) {
-    return {
-      refusal: {
-        status: 409,
-        code: 'confirmation_required',
-        message: `Type the confirmation exactly as shown: ${expected}`,
-        details: { expected },
-      },
-    };
-  }
-  if (plan.role === 'data' && input.arrayStarted) {
-    return {
-      refusal: {
-        status: 409,
-        code: 'array_not_stopped',
-        message: 'A data disk is upgraded with the array stopped: stop the array, then try again.',
-      },
-    };
-  }
+  const confirmation = confirmationRefusal(plan.replacementDevice, input.confirmation);
+  if (confirmation) return { refusal: confirmation };
+  // A data slot is upgraded with the array started or stopped: the job keeps the pool serving the
+  // slot's files read-only until the switch (issue 21; docs/decisions/disks.md, "Disk jobs").
   if (plan.role === 'parity' && !input.arrayStarted) {
     return {
       refusal: {
@@ -77,15 +60,6 @@ export function checkUpgradeRequest(input: UpgradeRequestInput): PlanResult<Acce
       },
     };
   }
-  if (input.runningDiskJobId !== null) {
-    return {
-      refusal: {
-        status: 409,
-        code: 'disk_job_running',
-        message: 'Another disk job is queued or running: wait for it to finish, then try again.',
-        details: { jobId: input.runningDiskJobId },
-      },
-    };
-  }
+  if (input.runningDiskJobId !== null) return { refusal: diskJobRunning(input.runningDiskJobId) };
   return { plan: { plan, jobType: plan.role === 'data' ? 'disk_upgrade_data' : 'disk_upgrade_parity' } };
 }

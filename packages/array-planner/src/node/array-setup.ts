@@ -11,8 +11,9 @@ import {
 import type { ArraySetupPlan, PlannedMember } from '../core/array-setup.ts';
 import { mergerfsOptions, minFreeSpaceMiB, poolBranches } from '../core/mergerfs.ts';
 import { persistsMountUnits, renderMountUnits } from '../core/mount-units.ts';
-import { renderSnapraidConf } from '../core/snapraid-conf.ts';
+import { type SnapraidMember, renderSnapraidConf } from '../core/snapraid-conf.ts';
 import type { ArrayFilesystem } from '../core/types.ts';
+import { checkMounted, formatDisk, mountByUuid, readFsUuid } from './disk-tools.ts';
 import { type InstalledMountUnits, MountUnitStepError, installMountUnits } from './mount-units.ts';
 
 export { minFreeSpaceMiB } from '../core/mergerfs.ts';
@@ -52,12 +53,6 @@ export interface ArraySetupResult {
   /** The boot-persistent units written (`null` in lab mode or with a root prefix); undo with `removeMountUnits`. */
   mountUnits: InstalledMountUnits | null;
 }
-
-const MKFS: Record<ArrayFilesystem, (label: string, device: string) => string[]> = {
-  xfs: (label, device) => ['-f', '-L', label, device],
-  ext4: (label, device) => ['-F', '-q', '-L', label, device],
-  btrfs: (label, device) => ['-f', '-L', label, device],
-};
 
 /**
  * 08 §9.3 step 2: every tool the setup needs is installed, answered by the runner's own lookup (the
@@ -104,38 +99,26 @@ export async function executeArraySetup(
   };
   try {
     for (const m of plan.members) {
-      progress(`wipefs ${m.device}`, { device: m.device });
-      expectSuccess(await runner.run('wipefs', ['-a', m.device], { timeoutMs: 60_000 }));
-      progress(`mkfs ${m.device}`, { device: m.device });
-      expectSuccess(
-        await runner.run(`mkfs.${m.filesystem}`, MKFS[m.filesystem](m.label, m.device), {
-          timeoutMs: deps.mkfsTimeoutMs ?? 600_000,
-        }),
+      await formatDisk(
+        runner,
+        {
+          device: m.device,
+          filesystem: m.filesystem,
+          label: m.label,
+          ...(deps.mkfsTimeoutMs !== undefined ? { mkfsTimeoutMs: deps.mkfsTimeoutMs } : {}),
+        },
+        (s) => progress(s, { device: m.device }),
       );
       progress(`blkid ${m.device}`, { device: m.device });
-      const uuid = expectSuccess(
-        await runner.run('blkid', ['-p', '-s', 'UUID', '-o', 'value', m.device], { timeoutMs: 10_000 }),
-      ).stdout.trim();
-      if (!/^[0-9A-Fa-f-]{8,}$/.test(uuid))
-        throw new Error(`blkid reported no filesystem UUID for ${m.device}`);
-      const target = paths.real(m.mountpoint);
+      const uuid = await readFsUuid(runner, m.device);
       progress(`mount ${m.device}`, { device: m.device, mountpoint: m.mountpoint });
-      await fs.mkdir(target, { recursive: true });
-      expectSuccess(await runner.run('mount', [`UUID=${uuid}`, target], { timeoutMs: 60_000 }));
+      const target = await mountByUuid(runner, paths, { uuid, logical: m.mountpoint, device: m.device });
       mounted.push(target);
-      progress(`findmnt ${m.mountpoint}`, { device: m.device, mountpoint: m.mountpoint });
-      await checkMounted(runner, target, m.device);
       members.push({ ...m, fsUuid: uuid });
     }
 
     progress('snapraid.conf');
-    const conf = renderSnapraidConf(members, {
-      contentFile: `${paths.stateDir}/snapraid.content`,
-      hostPath: (p) => paths.real(p),
-    });
-    await fs.mkdir(paths.stateDir, { recursive: true, mode: 0o700 });
-    await fs.mkdir(parentDir(paths.snapraidConf), { recursive: true });
-    await writeFileAtomic(paths.snapraidConf, conf, { mode: 0o644 });
+    const conf = await writeSnapraidConf(paths, members);
 
     let poolMounted = false;
     if (await mergerfsInstalled(runner)) {
@@ -195,21 +178,24 @@ export async function undoMounts(runner: CommandRunner, targets: readonly string
   }
 }
 
-async function checkMounted(runner: CommandRunner, target: string, device: string | null): Promise<void> {
-  const r = expectSuccess(
-    await runner.run('findmnt', ['-n', '-r', '-o', 'SOURCE,FSTYPE', '--mountpoint', target], {
-      timeoutMs: 10_000,
-    }),
-  );
-  const [source, fsType] = r.stdout.trim().split('\n').at(-1)?.split(' ') ?? [];
-  if (device === null) {
-    if (!fsType?.startsWith('fuse.mergerfs'))
-      throw new Error(`${target} is not a mergerfs mount (${fsType ?? 'nothing'})`);
-    return;
-  }
-  const [a, b] = await Promise.all([realpathOr(source ?? ''), realpathOr(device)]);
-  if (a !== b) throw new Error(`${target} is mounted from ${source ?? 'nothing'}, not ${device}`);
+/**
+ * Writes `snapraid.conf` atomically for these members (08 §9.3): array setup, a disk job's switch
+ * and its recovery all render it from the slots, so it never says anything the rows do not.
+ * `file` defaults to the array's own configuration. Returns the text.
+ */
+export async function writeSnapraidConf(
+  paths: HostPaths,
+  members: readonly SnapraidMember[],
+  file: string = paths.snapraidConf,
+): Promise<string> {
+  const conf = renderSnapraidConf(members, {
+    contentFile: `${paths.stateDir}/snapraid.content`,
+    hostPath: (p) => paths.real(p),
+  });
+  await fs.mkdir(paths.stateDir, { recursive: true, mode: 0o700 });
+  await fs.mkdir(parentDir(file), { recursive: true });
+  await writeFileAtomic(file, conf, { mode: 0o644 });
+  return conf;
 }
 
-const realpathOr = (p: string) => fs.realpath(p).catch(() => p);
 const parentDir = (file: string) => file.slice(0, file.lastIndexOf('/')) || '/';

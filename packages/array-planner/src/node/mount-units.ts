@@ -163,3 +163,35 @@ const exists = (p: string) =>
     () => true,
     () => false,
   );
+
+/**
+ * Moves the installed units from one rendering to another (a disk job's switch, or its recovery:
+ * both render from the slot rows): the units only the old set has are disabled and their files
+ * removed (only files the appliance generated), then the new set is installed as
+ * `installMountUnits` does. A failure throws `MountUnitStepError`; the caller installs the old
+ * rendering again to undo.
+ */
+export async function replaceMountUnits(
+  previous: RenderedMountUnits,
+  next: RenderedMountUnits,
+  deps: MountUnitDeps,
+): Promise<InstalledMountUnits> {
+  const unitDir = deps.unitDir ?? DEFAULT_UNIT_DIR;
+  const staleUnits = previous.units.filter((u) => !next.units.includes(u));
+  const keep = new Set(next.files.map((f) => f.path));
+  const staleFiles = previous.files.filter((f) => !keep.has(f.path)).map((f) => path.join(unitDir, f.path));
+  if (staleUnits.length > 0 && (await systemdState(deps)) === 'running') {
+    deps.onStep?.('systemctl disable');
+    expectSuccess(
+      await deps.runner.run('systemctl', ['disable', '--no-reload', ...staleUnits], { timeoutMs: 60_000 }),
+    );
+  }
+  for (const file of staleFiles) {
+    deps.onStep?.(`rm ${file}`);
+    const text = await fs.readFile(file, 'utf8').catch(() => null);
+    if (text === null || !text.startsWith(GENERATED_HEADER)) continue;
+    await fs.rm(file, { force: true });
+    if (path.dirname(file) !== unitDir) await fs.rmdir(path.dirname(file)).catch(() => undefined); // an emptied drop-in directory
+  }
+  return installMountUnits(next, deps);
+}

@@ -124,6 +124,9 @@ describe('snapraid on loop disks', () => {
     expect(r.errorLine).toBeNull();
     expect(findings.dataErrors).toBeGreaterThan(0);
     expect(findings.files.map((f) => `${f.disk}/${f.path}`)).toEqual(['d1/photos/f4.bin']);
+    // `check -a -d d1` (hashes only) names it too
+    const audit = await snapraid.check({ disk: 'd1', auditOnly: true });
+    expect(audit.findings.files.map((f) => `${f.disk}/${f.path}`)).toEqual(['d1/photos/f4.bin']);
     // repair it so the next tests start clean
     const fixed = await snapraid.fix({ disk: 'd1' });
     expect(fixed.run.exitCode).toBe(0);
@@ -131,6 +134,8 @@ describe('snapraid on loop disks', () => {
     const check = await snapraid.check({ disk: 'd1' });
     expect(check.run.exitCode).toBe(0);
     expect(check.findings.dataErrors).toBe(0);
+    const whole = await snapraid.check({});
+    expect([whole.run.exitCode, whole.findings.exit]).toEqual([0, 'ok']);
   });
 
   it('a cancelled sync stops cleanly (SIGINT) and the next sync completes', async () => {

@@ -53,8 +53,14 @@ export interface Snapraid {
   touch(h?: RunHandlers): Promise<{ run: SnapraidRun }>;
   /** `snapraid fix -d <disk>`: rebuild a disk's files from parity. */
   fix(o: { disk: string }, h?: RunHandlers): Promise<{ run: SnapraidRun; findings: FixFindings }>;
-  /** `snapraid check -d <disk>`: verify a disk's files against parity and the hashes. */
-  check(o: { disk: string }, h?: RunHandlers): Promise<{ run: SnapraidRun; findings: FixFindings }>;
+  /**
+   * `snapraid check [-a] [-d <disk>]`: verify a disk's files (or the whole array without `disk`)
+   * against parity and the hashes; `auditOnly` (`-a`) checks the files' hashes only, not parity.
+   */
+  check(
+    o: { disk?: string; auditOnly?: boolean },
+    h?: RunHandlers,
+  ): Promise<{ run: SnapraidRun; findings: FixFindings }>;
 }
 
 /** Per-file outcome of `fix` or `check` (from the log's `status:` and `error:` records). */
@@ -174,7 +180,8 @@ export function createSnapraid(deps: SnapraidDeps): Snapraid {
       return { run: await run('touch', [], h, (c) => c === 0) };
     },
     fix: (o, h = {}) => withFix('fix', ['-d', o.disk], h),
-    check: (o, h = {}) => withFix('check', ['-d', o.disk], h),
+    check: (o, h = {}) =>
+      withFix('check', [...(o.auditOnly ? ['-a'] : []), ...(o.disk ? ['-d', o.disk] : [])], h),
   };
 }
 
