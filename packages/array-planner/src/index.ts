@@ -69,6 +69,7 @@ export {
   mergerfsInstalled,
   minFreeSpaceMiB,
   undoMounts,
+  arraySnapraidConf,
   writeSnapraidConf,
 } from './node/array-setup.ts';
 export {

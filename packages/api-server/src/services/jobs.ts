@@ -99,6 +99,15 @@ export interface JobDefinition<P = Record<string, unknown>> {
   run(job: JobHandle, params: P): Promise<unknown>;
   /** After the job ended, whatever its state (events, state rows). Errors are logged. */
   after?(view: JobView): void | Promise<void>;
+  /**
+   * After a restart, for a job of this type that the stopped service left running: put its work
+   * back into a consistent state (a disk job leaves its slot on exactly one disk) and say what to
+   * do. Runs once the job is recorded `interrupted` and any leftover tool it recorded is gone,
+   * while its groups are held (so nothing of those groups starts meanwhile). What it returns
+   * replaces the job's generic `error.message` (and sets `result`); a throw is logged and the
+   * message says the recovery failed.
+   */
+  recover?(view: JobView): Promise<{ message: string; result?: unknown; details?: Record<string, unknown> }>;
 }
 
 export const OUTPUT_LINES = 50;
@@ -129,7 +138,7 @@ const HOLD_TITLES: Record<string, string> = {
   'array.create': 'the array setup',
   'share_data.delete': 'a share data delete',
   'config.import': 'the configuration import',
-  'job.recovery': 'stopping a tool an interrupted job left running',
+  'job.recovery': 'settling a job a restart interrupted (stopping its tool, putting its work back in order)',
 };
 
 export class JobRunner {
@@ -283,7 +292,17 @@ export class JobRunner {
         view.bytesDone = null;
         view.bytesTotal = null;
         view.etaSeconds = null;
-        live.progressEvents.update({ jobId: view.id, phase: name, state: view.state });
+        // a phase change is always published (the progress throttle would drop a short phase)
+        this.ctx.events.publish({
+          type: 'progress',
+          data: {
+            operationId: view.id,
+            operation: view.type,
+            target: view.target,
+            done: false,
+            progress: { jobId: view.id, phase: name, state: view.state, cancellable: view.cancellable },
+          },
+        });
         void this.persist(live);
       },
       progress: (p) => {
@@ -504,7 +523,8 @@ export class JobRunner {
   /**
    * At start, before any job may run: rows left `running`/`queued` by a stopped service become
    * `interrupted`; a tool process such a job recorded that still runs (a killed service) is asked
-   * to stop (SIGINT; SIGKILL after two minutes), holding the job's groups until it is gone.
+   * to stop (SIGINT; SIGKILL after two minutes), then the definition's own `recover` runs (a disk
+   * job settles its slot), holding the job's groups until both are done.
    */
   async recover(): Promise<void> {
     const stale = this.ctx.db
@@ -539,14 +559,42 @@ export class JobRunner {
         type: row.type,
         phase: row.phase,
       });
-      if (row.pid === null) continue;
-      // held at once, before anything can start a job of these groups; released when the tool is gone
-      const release = this.hold(this.defs.get(row.type)?.groups ?? ['array'], {
-        type: 'job.recovery',
-        target: row.id,
-      });
-      void this.stopLeftover(row.pid, row.id).finally(release);
+      const def = this.defs.get(row.type);
+      if (row.pid === null && !def?.recover) continue;
+      // held at once, before anything can start a job of these groups; released when the tool is
+      // gone and the job's own recovery has run
+      const release = this.hold(def?.groups ?? ['array'], { type: 'job.recovery', target: row.id });
+      void (async () => {
+        if (row.pid !== null) await this.stopLeftover(row.pid, row.id);
+        if (def?.recover) await this.runRecovery(def, row.id);
+      })().finally(release);
     }
+  }
+
+  /** A definition's own recovery of an interrupted job; its message becomes the job's error. */
+  private async runRecovery(def: JobDefinition<never>, id: string): Promise<void> {
+    const view = this.get(id);
+    if (!view || !def.recover) return;
+    let error: JobError;
+    let result: unknown = view.result;
+    try {
+      const r = await def.recover(view);
+      error = { code: 'interrupted', message: r.message, ...(r.details ? { details: r.details } : {}) };
+      if (r.result !== undefined) result = r.result;
+    } catch (err) {
+      this.ctx.logger.error('job recovery failed', { jobId: id, type: view.type, error: String(err) });
+      error = {
+        code: 'interrupted',
+        message: `The service stopped while the ${def.title} ran${view.phase ? ` (phase "${view.phase}")` : ''}, and putting things back failed (${err instanceof Error ? err.message : String(err)}); see the service log, then restart the service to try again.`,
+      };
+    }
+    await this.ctx.writes.run((db) =>
+      db
+        .update(jobs)
+        .set({ error: JSON.stringify(error), result: result === null ? null : JSON.stringify(result) })
+        .where(eq(jobs.id, id))
+        .run(),
+    );
   }
 
   private async stopLeftover(pid: number, jobId: string): Promise<void> {

@@ -188,14 +188,18 @@ export async function writeSnapraidConf(
   members: readonly SnapraidMember[],
   file: string = paths.snapraidConf,
 ): Promise<string> {
-  const conf = renderSnapraidConf(members, {
-    contentFile: `${paths.stateDir}/snapraid.content`,
-    hostPath: (p) => paths.real(p),
-  });
+  const conf = arraySnapraidConf(paths, members);
   await fs.mkdir(paths.stateDir, { recursive: true, mode: 0o700 });
   await fs.mkdir(parentDir(file), { recursive: true });
   await writeFileAtomic(file, conf, { mode: 0o644 });
   return conf;
 }
+
+/** The text of the array's SnapRAID configuration for these members, on this machine's paths. */
+export const arraySnapraidConf = (paths: HostPaths, members: readonly SnapraidMember[]): string =>
+  renderSnapraidConf(members, {
+    contentFile: `${paths.stateDir}/snapraid.content`,
+    hostPath: (p) => paths.real(p),
+  });
 
 const parentDir = (file: string) => file.slice(0, file.lastIndexOf('/')) || '/';

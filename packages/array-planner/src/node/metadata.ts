@@ -61,6 +61,9 @@ export async function saveMetadata(
   return { entries: acl.entries, warnings: [...acl.warnings, ...xattr.warnings] };
 }
 
+/** SnapRAID's own files on a data disk: never in the dump (a rebuild does not bring them back; the next sync writes them). */
+const OWN_FILES = new Set(['.snapraid.content', '.snapraid.content.tmp', '.snapraid.content.lock']);
+
 /**
  * Runs a dump tool in `cwd`, streaming its output (records start at `# file:` lines; the runner
  * drops the blank lines between them, so they are put back) through gzip into `file`.
@@ -77,6 +80,7 @@ async function dump(
   const gzip = createGzip();
   const written = pipeline(gzip, createWriteStream(tmp, { mode: 0o600 }));
   let entries = 0;
+  let skipping = false;
   const warnings: string[] = [];
   try {
     const r = await runner.run(tool, args, {
@@ -89,10 +93,12 @@ async function dump(
           return;
         }
         if (line.startsWith('# file: ')) {
+          skipping = OWN_FILES.has(line.slice(8).replace(/^\.\//, ''));
+          if (skipping) return;
           if (entries > 0) gzip.write('\n');
           entries++;
         }
-        gzip.write(`${line}\n`);
+        if (!skipping) gzip.write(`${line}\n`);
       },
     });
     gzip.end();

@@ -1,10 +1,10 @@
 import { created, defineRoute, ok } from '../../http/route.ts';
 import type { Feature } from '../feature.ts';
 import { getArray, setRemovalState, setupArray } from './array.ts';
-import { upgradeJob } from './disk-jobs.ts';
+import { diskJobs } from './disk-jobs.ts';
 import { listDisks } from './inventory.ts';
 import { getMigration, setMigrationPending } from './migration.ts';
-import { replacePlan, startUpgrade, upgradePlan } from './plans.ts';
+import { replacePlan, startReplace, startUpgrade, upgradePlan } from './plans.ts';
 import {
   ArraySchema,
   ArraySetupBody,
@@ -14,21 +14,30 @@ import {
   PlanBody,
   PlanSchema,
   RemovalStateBody,
+  ReplaceAcceptedSchema,
+  ReplaceBody,
   ReplacePlanSchema,
   SlotSchema,
   UpgradeAcceptedSchema,
   UpgradeBody,
 } from './schemas.ts';
 
+/** 202 with the job and its Location. */
+const accepted = <T extends string>(job: { id: string; type: T }) => ({
+  status: 202 as const,
+  body: { jobId: job.id, type: job.type, status: 'queued' as const },
+  headers: { location: `/api/v1/jobs/${job.id}` },
+});
+
 /**
- * Disks and the array (03, 08 §9–§10): inventory, array setup, removal state, the read-only
- * upgrade and replace plans, the upgrade operation's refusals, and the migration flag.
+ * Disks and the array (03, 08 §9–§10, issue 21): inventory, array setup, removal state, the
+ * read-only upgrade and replace plans, the upgrade and replace jobs, and the migration flag.
  * Handlers parse, call the package (@appliance/array-planner), map the result.
  */
 export const feature: Feature = {
   name: 'disks',
   start(ctx) {
-    ctx.jobs.register(upgradeJob(ctx));
+    for (const def of diskJobs(ctx)) ctx.jobs.register(def);
   },
   routes: [
     defineRoute({
@@ -93,18 +102,23 @@ export const feature: Feature = {
       method: 'POST',
       path: '/disks/array/upgrade',
       role: 'admin',
-      summary: 'Start a disk upgrade job (typed confirmation); the job re-checks everything before any write',
+      summary:
+        'Upgrade a data or parity disk (typed confirmation): a job copies (data) or rebuilds (parity) onto the new disk, verifies, switches the slot and syncs',
       tags: ['disks'],
       body: UpgradeBody,
-      responses: { 202: { description: 'The queued job', schema: UpgradeAcceptedSchema } },
-      handler: async ({ ctx, actor, body }) => {
-        const job = await startUpgrade(ctx, actor, body);
-        return {
-          status: 202,
-          body: { jobId: job.id, type: job.type, status: 'queued' },
-          headers: { location: `/api/v1/jobs/${job.id}` },
-        };
-      },
+      responses: { 202: { description: 'The job (follow it at Location)', schema: UpgradeAcceptedSchema } },
+      handler: async ({ ctx, actor, body }) => accepted(await startUpgrade(ctx, actor, body)),
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/disks/array/replace',
+      role: 'admin',
+      summary:
+        'Replace a failed data or parity disk (typed confirmation): a job formats the new disk, rebuilds it from parity, checks it, records it and syncs',
+      tags: ['disks'],
+      body: ReplaceBody,
+      responses: { 202: { description: 'The job (follow it at Location)', schema: ReplaceAcceptedSchema } },
+      handler: async ({ ctx, actor, body }) => accepted(await startReplace(ctx, actor, body)),
     }),
     defineRoute({
       method: 'GET',

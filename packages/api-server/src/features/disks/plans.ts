@@ -1,7 +1,9 @@
 import {
   type ArraySlot,
+  checkReplaceRequest,
   checkSlot,
   checkUpgradeRequest,
+  type DiskJobKind,
   type DiskUpgradePlan,
   isPoolMounted,
   measureSlot,
@@ -10,11 +12,12 @@ import {
   planUpgrade,
   toAppError,
 } from '@appliance/array-planner';
+import { requireTools } from '@appliance/common';
 import type * as v from 'valibot';
 import type { AppContext } from '../../context.ts';
 import type { Actor } from '../../services/audit.ts';
-import { startUpgradeJob } from './disk-jobs.ts';
-import type { UpgradeBody } from './schemas.ts';
+import { runningDiskJobId, startDiskJob, strayEntries } from './disk-jobs.ts';
+import type { ReplaceBody, UpgradeBody } from './schemas.ts';
 import { listExternals, listSlots } from './store.ts';
 
 /**
@@ -52,9 +55,8 @@ export async function replacePlan(ctx: AppContext, request: PlanRequest) {
 }
 
 /**
- * `POST /disks/array/upgrade` (03 §12): the refusals in order, then a queued disk job. The job
- * re-checks everything before any write; its copy/verify/switch phases are not part of this
- * version (it stops before formatting — see docs/decisions/disks.md).
+ * `POST /disks/array/upgrade` (03 §12): the refusals in order, the tools the job needs, then the
+ * job (which checks everything again before it writes).
  */
 export async function startUpgrade(
   ctx: AppContext,
@@ -71,8 +73,46 @@ export async function startUpgrade(
     newMountpoint: body.newMountpoint,
     confirmation: body.confirmation,
     arrayStarted: await isPoolMounted(ctx.paths),
-    runningDiskJobId: ctx.jobs.busy(['array'])?.jobId ?? null,
+    runningDiskJobId: runningDiskJobId(ctx),
   });
   if (checked.refusal) throw toAppError(checked.refusal);
-  return startUpgradeJob(ctx, actor, checked.plan);
+  const { plan } = checked.plan;
+  await requireJobTools(ctx, plan, plan.role === 'data' ? 'upgrade_data' : 'upgrade_parity');
+  return startDiskJob(ctx, actor, plan.role === 'data' ? 'upgrade_data' : 'upgrade_parity', plan);
+}
+
+/**
+ * `POST /disks/array/replace` (issue 21): the replace plan's checks, the typed confirmation,
+ * another disk job, files in the empty mountpoint, the tools; then the job.
+ */
+export async function startReplace(
+  ctx: AppContext,
+  actor: Actor | null,
+  body: v.InferOutput<typeof ReplaceBody>,
+) {
+  const input = await gather(
+    ctx,
+    { mountpoint: body.mountpoint, device: body.device, filesystem: body.filesystem },
+    false,
+  );
+  const slot = input.rows.find((r) => r.mountpoint === body.mountpoint);
+  const checked = checkReplaceRequest({
+    ...input,
+    confirmation: body.confirmation,
+    runningDiskJobId: runningDiskJobId(ctx),
+    strayEntries: slot?.role === 'data' ? await strayEntries(ctx, body.mountpoint) : [],
+  });
+  if (checked.refusal) throw toAppError(checked.refusal);
+  const { plan } = checked.plan;
+  await requireJobTools(ctx, plan, plan.role === 'data' ? 'replace_data' : 'replace_parity');
+  return startDiskJob(ctx, actor, plan.role === 'data' ? 'replace_data' : 'replace_parity', plan);
+}
+
+/** Every host tool the job will run is installed: `501 not_configured` naming the package, before anything starts. */
+async function requireJobTools(ctx: AppContext, plan: DiskUpgradePlan, kind: DiskJobKind): Promise<void> {
+  const tools = ['wipefs', `mkfs.${plan.filesystem}`, 'blkid', 'mount', 'umount', 'findmnt', 'snapraid', 'setpriv'];
+  if (kind === 'upgrade_data') tools.push('rsync');
+  if (kind === 'replace_data') tools.push('setfacl', 'setfattr');
+  if (plan.role === 'data' && (await isPoolMounted(ctx.paths))) tools.push('getfattr', 'setfattr');
+  await requireTools(ctx.runner, tools);
 }

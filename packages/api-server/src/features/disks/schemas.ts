@@ -34,6 +34,14 @@ export const UpgradeBody = v.strictObject({
   confirmation: v.optional(v.nullable(Confirmation)),
 });
 
+/** `POST /disks/array/replace` (issue 21): the replace plan's values and the typed confirmation. */
+export const ReplaceBody = v.strictObject({
+  mountpoint: SlotMountpoint,
+  device: Device,
+  filesystem: v.optional(v.nullable(Filesystem)),
+  confirmation: v.optional(v.nullable(Confirmation)),
+});
+
 /** `POST /disks/array` (08 §9.3). */
 export const ArraySetupBody = v.strictObject({
   disks: v.pipe(
@@ -167,6 +175,12 @@ export const ReplacePlanSchema = v.object({ ...PlanSchema.entries, rebuildComman
 export const UpgradeAcceptedSchema = v.object({
   jobId: v.string(),
   type: v.picklist(['disk_upgrade_data', 'disk_upgrade_parity']),
+  status: v.literal('queued'),
+});
+
+export const ReplaceAcceptedSchema = v.object({
+  jobId: v.string(),
+  type: v.picklist(['disk_replace_data', 'disk_replace_parity']),
   status: v.literal('queued'),
 });
 

@@ -16,6 +16,7 @@ import {
 } from '@appliance/parity';
 import type { AppContext } from '../../context.ts';
 import { type JobHandle, type JobView, JobBlocked } from '../../services/jobs.ts';
+import { type MetadataOutcome, saveArrayMetadata } from '../disks/metadata.ts';
 import { listSlots } from '../disks/store.ts';
 import { readParitySettings, readParityState, updateParityState } from './store.ts';
 
@@ -74,7 +75,8 @@ async function requireWholeArray(ctx: AppContext, job: JobHandle, title: string)
   );
 }
 
-function handlers(job: JobHandle): RunHandlers {
+/** A snapraid run's handlers for a job: output lines, the process id, progress. */
+export function handlers(job: JobHandle): RunHandlers {
   return {
     signal: job.signal,
     onOutput: (line) => job.output(line),
@@ -84,7 +86,7 @@ function handlers(job: JobHandle): RunHandlers {
 }
 
 /** A snapraid run that failed (not cancelled) ends the job with snapraid's own error line. */
-function failed(run: SnapraidRun, code: string, what: string): AppError | null {
+export function failed(run: SnapraidRun, code: string, what: string): AppError | null {
   if (run.cancelled || run.errorLine === null) return null;
   return new AppError(500, code, `snapraid ${what} failed: ${run.errorLine}`, {
     exitCode: run.exitCode,
@@ -109,6 +111,124 @@ async function recordStatus(ctx: AppContext, job: JobHandle): Promise<void> {
   );
 }
 
+/** What a sync did (the parity sync job's result, and a disk job's sync). */
+export interface SyncOutcome {
+  changes: Record<'added' | 'removed' | 'updated' | 'moved' | 'copied' | 'restored', number>;
+  reason: string;
+  forced: boolean;
+  bytes: number;
+  /**
+   * The per-disk metadata SnapRAID does not keep (owners, modes, ACLs, xattrs), saved after the
+   * sync; null when there was nothing to sync (`onlyIfChanged`).
+   */
+  metadata: MetadataOutcome | null;
+}
+
+/**
+ * One sync of the array, shared by the parity sync job and the disk jobs: diff → the deletion
+ * guard (a block throws `JobBlocked`) → touch → sync → the recorded diff → the metadata of every
+ * data disk. `phase` reports all of it under one cancellable phase name (a disk job's `presync` /
+ * `sync`) instead of `diff`/`touch`/`sync`/`metadata`; `onlyIfChanged` stops after the diff when
+ * it found nothing to sync (a disk job's sync before it starts). Resolves null when cancelled;
+ * throws `AppError` when snapraid fails.
+ */
+export async function syncParity(
+  ctx: AppContext,
+  job: JobHandle,
+  params: SyncParams & { phase?: string; onlyIfChanged?: boolean },
+): Promise<SyncOutcome | null> {
+  const enter = (name: string) => {
+    if (params.phase === undefined) job.phase(name, { cancellable: true });
+  };
+  if (params.phase !== undefined) job.phase(params.phase, { cancellable: true });
+  const snapraid = createSnapraid({ runner: ctx.runner, configFile: ctx.paths.snapraidConf });
+  const settings = readParitySettings(ctx.db);
+
+  enter('diff');
+  const { run: diffRun, diff } = await snapraid.diff(handlers(job));
+  if (diffRun.cancelled) return null;
+  const diffFailure = failed(diffRun, 'sync_failed', 'diff');
+  if (diffFailure) throw diffFailure;
+  const now = ctx.clock.now();
+  const state = readParityState(ctx.db);
+  await ctx.writes.run((db) =>
+    updateParityState(db, { lastDiff: { ...diff, at: isoMillis(now), jobId: job.id } }),
+  );
+
+  const decision = decideSync({
+    diff,
+    thresholds: settings,
+    force: params.force,
+    blockedSince: state.blockedSince ? new Date(state.blockedSince) : null,
+    now,
+  });
+  const counts = {
+    added: diff.added,
+    removed: diff.removed,
+    updated: diff.updated,
+    moved: diff.moved,
+    copied: diff.copied,
+    restored: diff.restored,
+  };
+  if (params.onlyIfChanged && !diff.changes)
+    return { changes: counts, reason: 'no_changes', forced: false, bytes: 0, metadata: null };
+  if (!decision.proceed) {
+    const blockedSince = state.blockedSince ?? isoMillis(now);
+    await ctx.writes.run((db) => updateParityState(db, { blockedSince }));
+    await raise(ctx, parityEvents.syncBlocked({ diff, decision }));
+    const removed = diff.paths.removed.slice(0, 100);
+    throw new JobBlocked(
+      {
+        code: 'sync_blocked_threshold',
+        message: `The sync was blocked by the deletion guard: ${decision.crossed
+          .map((c) => `${c.value} ${c.count} files (threshold ${c.threshold})`)
+          .join(
+            ', ',
+          )}. Parity was kept as it was. Read the removed paths (GET /api/v1/disks/array/parity/diff), then run a forced sync if the changes are intended.`,
+        details: { crossed: decision.crossed },
+      },
+      { changes: counts, crossed: decision.crossed, removedPaths: removed, blockedSince },
+    );
+  }
+
+  if (settings.touchBeforeSync && (state.lastStatus?.zeroSubsecondFiles ?? 0) > 0) {
+    enter('touch');
+    const touched = await snapraid.touch(handlers(job));
+    if (touched.run.cancelled) return null;
+  }
+
+  enter('sync');
+  const { run } = await snapraid.sync(handlers(job));
+  if (run.cancelled) return null;
+  const syncFailure = failed(run, 'sync_failed', 'sync');
+  if (syncFailure) throw syncFailure;
+  const bytes = run.progress?.bytesDone ?? 0;
+  const synced = isoMillis(ctx.clock.now());
+  await ctx.writes.run((db) =>
+    updateParityState(db, {
+      blockedSince: null,
+      lastDiff: {
+        ...diff,
+        equal: diff.equal + diff.added + diff.updated,
+        added: 0,
+        removed: 0,
+        updated: 0,
+        moved: 0,
+        copied: 0,
+        restored: 0,
+        paths: { added: [], removed: [], updated: [], moved: [], copied: [] },
+        changes: false,
+        at: synced,
+        jobId: job.id,
+      },
+    }),
+  );
+  enter('metadata');
+  const metadata = await saveArrayMetadata(ctx, job);
+  if (metadata === null) return null;
+  return { changes: counts, reason: decision.reason, forced: params.force, bytes, metadata };
+}
+
 export function syncJob(ctx: AppContext) {
   return {
     type: 'parity.sync',
@@ -117,94 +237,10 @@ export function syncJob(ctx: AppContext) {
     async run(job: JobHandle, params: SyncParams) {
       const started = Date.now();
       await requireWholeArray(ctx, job, 'parity sync');
-      const snapraid = createSnapraid({ runner: ctx.runner, configFile: ctx.paths.snapraidConf });
-      const settings = readParitySettings(ctx.db);
-
-      job.phase('diff', { cancellable: true });
-      const { run: diffRun, diff } = await snapraid.diff(handlers(job));
-      if (diffRun.cancelled) return null;
-      const diffFailure = failed(diffRun, 'sync_failed', 'diff');
-      if (diffFailure) throw diffFailure;
-      const now = ctx.clock.now();
-      const state = readParityState(ctx.db);
-      await ctx.writes.run((db) =>
-        updateParityState(db, { lastDiff: { ...diff, at: isoMillis(now), jobId: job.id } }),
-      );
-
-      const decision = decideSync({
-        diff,
-        thresholds: settings,
-        force: params.force,
-        blockedSince: state.blockedSince ? new Date(state.blockedSince) : null,
-        now,
-      });
-      const counts = {
-        added: diff.added,
-        removed: diff.removed,
-        updated: diff.updated,
-        moved: diff.moved,
-        copied: diff.copied,
-        restored: diff.restored,
-      };
-      if (!decision.proceed) {
-        const blockedSince = state.blockedSince ?? isoMillis(now);
-        await ctx.writes.run((db) => updateParityState(db, { blockedSince }));
-        await raise(ctx, parityEvents.syncBlocked({ diff, decision }));
-        const removed = diff.paths.removed.slice(0, 100);
-        throw new JobBlocked(
-          {
-            code: 'sync_blocked_threshold',
-            message: `The sync was blocked by the deletion guard: ${decision.crossed
-              .map((c) => `${c.value} ${c.count} files (threshold ${c.threshold})`)
-              .join(
-                ', ',
-              )}. Parity was kept as it was. Read the removed paths (GET /api/v1/disks/array/parity/diff), then run a forced sync if the changes are intended.`,
-            details: { crossed: decision.crossed },
-          },
-          { changes: counts, crossed: decision.crossed, removedPaths: removed, blockedSince },
-        );
-      }
-
-      if (settings.touchBeforeSync && (state.lastStatus?.zeroSubsecondFiles ?? 0) > 0) {
-        job.phase('touch', { cancellable: true });
-        const touched = await snapraid.touch(handlers(job));
-        if (touched.run.cancelled) return null;
-      }
-
-      job.phase('sync', { cancellable: true });
-      const { run } = await snapraid.sync(handlers(job));
-      if (run.cancelled) return null;
-      const syncFailure = failed(run, 'sync_failed', 'sync');
-      if (syncFailure) throw syncFailure;
-      const bytes = run.progress?.bytesDone ?? 0;
-      const synced = isoMillis(ctx.clock.now());
-      await ctx.writes.run((db) =>
-        updateParityState(db, {
-          blockedSince: null,
-          lastDiff: {
-            ...diff,
-            equal: diff.equal + diff.added + diff.updated,
-            added: 0,
-            removed: 0,
-            updated: 0,
-            moved: 0,
-            copied: 0,
-            restored: 0,
-            paths: { added: [], removed: [], updated: [], moved: [], copied: [] },
-            changes: false,
-            at: synced,
-            jobId: job.id,
-          },
-        }),
-      );
+      const outcome = await syncParity(ctx, job, params);
+      if (outcome === null) return null;
       await recordStatus(ctx, job);
-      return {
-        changes: counts,
-        reason: decision.reason,
-        forced: params.force,
-        bytes,
-        seconds: Math.round((Date.now() - started) / 100) / 10,
-      };
+      return { ...outcome, seconds: Math.round((Date.now() - started) / 100) / 10 };
     },
     async after(view: JobView) {
       if (view.state === 'succeeded') {
