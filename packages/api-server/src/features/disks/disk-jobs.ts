@@ -128,18 +128,16 @@ interface PhaseTime {
 
 /**
  * Failure injection for the crash tests, in lab mode only: when `<state>/lab-pause` names this
- * point, the job writes `<state>/lab-paused` and waits there (until the service is killed, or the
- * job is cancelled or shut down).
+ * point, the job writes `<state>/lab-paused` and waits there until the service is killed, the job
+ * is cancelled or shut down, or the pause file no longer names the point.
  */
 async function labPause(ctx: AppContext, job: JobHandle, point: string): Promise<void> {
   if (!ctx.config.lab.enabled) return;
-  const want = await fs.readFile(path.join(ctx.paths.stateDir, 'lab-pause'), 'utf8').catch(() => null);
-  if (want?.trim() !== point) return;
+  const file = path.join(ctx.paths.stateDir, 'lab-pause');
+  const wanted = async () => (await fs.readFile(file, 'utf8').catch(() => '')).trim() === point;
+  if (!(await wanted())) return;
   await fs.writeFile(path.join(ctx.paths.stateDir, 'lab-paused'), point);
-  await new Promise<void>((resolve) => {
-    if (job.signal.aborted) resolve();
-    job.signal.addEventListener('abort', () => resolve(), { once: true });
-  });
+  while (!job.signal.aborted && (await wanted())) await new Promise((r) => setTimeout(r, 100));
 }
 
 /** One run of a disk job. */
