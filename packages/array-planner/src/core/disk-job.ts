@@ -201,7 +201,8 @@ export function judgeCheck(
   if (params.kind === 'replace_data') {
     const expected = new Set(fixUnrecoverable);
     const other = check.files.filter((f) => !expected.has(f));
-    if (other.length === 0 && (check.errors === 0 || check.files.length > 0)) return { ok: true };
+    const unattributed = check.errors > 0 && check.files.length === 0;
+    if (other.length === 0 && !unattributed) return { ok: true };
     return {
       ok: false,
       code: 'rebuild_check_failed',

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { TB, disk, inventory, row, world } from '../test-support/fixtures.ts';
 import { planReplace } from './replace-plan.ts';
+import { checkReplaceRequest } from './replace-request.ts';
 import { checkUpgradeRequest } from './upgrade-request.ts';
 
 describe('planReplace (03 §11)', () => {
@@ -171,5 +172,45 @@ describe('checkUpgradeRequest (03 §12)', () => {
       runningDiskJobId: null,
     });
     expect(started.plan?.jobType).toBe('disk_upgrade_data');
+  });
+});
+
+describe('checkReplaceRequest (issue 21)', () => {
+  const w = world();
+  const inv = inventory([w.sda, w.sdc, w.sdd, w.sdz]); // /mnt/disk2 (sdb) is gone
+  const ask = (over: Record<string, unknown> = {}) =>
+    checkReplaceRequest({
+      request: { mountpoint: '/mnt/disk2', device: '/dev/sdz' },
+      rows: w.rows,
+      inventory: inv,
+      externals: [],
+      confirmation: 'ERASE /dev/sdz',
+      runningDiskJobId: null,
+      strayEntries: [],
+      ...over,
+    });
+
+  it('accepts the plan\'s values with the exact phrase', () => {
+    expect(ask().plan).toMatchObject({ jobType: 'disk_replace_data', plan: { rebuildCommand: 'snapraid fix -d d2' } });
+  });
+
+  it('refuses in order: the plan\'s checks, the phrase, another disk job, files in the empty mountpoint', () => {
+    expect(ask({ inventory: inventory([w.sda, w.sdb, w.sdc, w.sdd, w.sdz]) }).refusal).toMatchObject({
+      status: 409,
+      code: 'slot_disk_present',
+    });
+    expect(ask({ confirmation: 'ERASE /dev/sdz ', runningDiskJobId: 'j' }).refusal).toMatchObject({
+      code: 'confirmation_required',
+      details: { expected: 'ERASE /dev/sdz' },
+    });
+    expect(ask({ confirmation: null }).refusal?.code).toBe('confirmation_required');
+    expect(ask({ runningDiskJobId: 'j', strayEntries: ['x'] }).refusal).toMatchObject({
+      status: 409,
+      code: 'disk_job_running',
+      details: { jobId: 'j' },
+    });
+    const stray = ask({ strayEntries: ['a.txt', 'b', 'c', 'd'] }).refusal;
+    expect(stray).toMatchObject({ status: 409, code: 'mountpoint_not_empty', details: { mountpoint: '/mnt/disk2' } });
+    expect(stray?.message).toMatch(/^\/mnt\/disk2 holds files although no disk is mounted there \(a\.txt, b, c, …\)/);
   });
 });

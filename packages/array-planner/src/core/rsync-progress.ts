@@ -23,13 +23,16 @@ export function parseRsyncProgress(line: string): CopyProgress | null {
   const m = LINE.exec(line);
   if (!m) return null;
   const bytesDone = Number(m[1]!.replace(/,/g, ''));
-  const percent = Math.min(100, Number(m[2]));
+  // rsync's percent counts every name of a hard link, which it copies once: "nothing left to
+  // check" is the end of the copy whatever the percent says
+  const finished = m[6] !== undefined && Number(m[6]) === 0;
+  const percent = finished ? 100 : Math.min(100, Number(m[2]));
   const time = Number(m[3]) * 3600 + Number(m[4]) * 60 + Number(m[5]);
   const atFileEnd = m[6] !== undefined;
   return {
     percent,
     bytesDone,
-    bytesTotal: percent > 0 ? Math.round((bytesDone * 100) / percent) : null,
+    bytesTotal: finished ? bytesDone : percent > 0 ? Math.round((bytesDone * 100) / percent) : null,
     etaSeconds: atFileEnd || percent >= 100 ? null : time,
     filesLeft: m[6] !== undefined ? Number(m[6]) : null,
     filesTotal: m[7] !== undefined ? Number(m[7]) : null,

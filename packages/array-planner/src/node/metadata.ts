@@ -150,16 +150,14 @@ export async function restoreMetadata(
       throw err;
     }
     try {
-      const r = await runner.run(tool, [...extra, `--restore=${plain}`], {
-        cwd: o.dir,
-        timeoutMs: null,
-        onLine: (line, stream) => {
-          if (stream !== 'stderr') return;
-          if (/No such file or directory$/.test(line)) {
-            if (tool === 'setfacl') missing++;
-          } else if (errors.length < 100) errors.push(line);
-        },
-      });
+      // stderr as a whole: a name holding a newline spans several lines of it
+      const r = await runner.run(tool, [...extra, `--restore=${plain}`], { cwd: o.dir, timeoutMs: null });
+      for (const message of r.stderr.split(/\n(?=setf(?:acl|attr): )/)) {
+        if (message.trim() === '') continue;
+        if (/No such file or directory\s*$/.test(message)) {
+          if (tool === 'setfacl') missing++;
+        } else if (errors.length < 100) errors.push(message.trim());
+      }
       if (r.exitCode !== 0 && r.exitCode !== 1) throw new Error(`${tool} exited ${r.exitCode}`);
     } finally {
       await fs.rm(plain, { force: true });
