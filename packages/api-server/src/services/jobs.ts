@@ -300,7 +300,16 @@ export class JobRunner {
             operation: view.type,
             target: view.target,
             done: false,
-            progress: { jobId: view.id, phase: name, state: view.state, cancellable: view.cancellable },
+            progress: {
+              jobId: view.id,
+              phase: name,
+              state: view.state,
+              cancellable: view.cancellable,
+              percent: null,
+              bytesDone: null,
+              bytesTotal: null,
+              etaSeconds: null,
+            },
           },
         });
         void this.persist(live);

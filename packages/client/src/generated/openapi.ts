@@ -575,8 +575,25 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Start a disk upgrade job (typed confirmation); the job re-checks everything before any write */
+        /** Upgrade a data or parity disk (typed confirmation): a job copies (data) or rebuilds (parity) onto the new disk, verifies, switches the slot and syncs */
         post: operations["postDisksArrayUpgrade"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/disks/array/replace": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Replace a failed data or parity disk (typed confirmation): a job formats the new disk, rebuilds it from parity, checks it, records it and syncs */
+        post: operations["postDisksArrayReplace"];
         delete?: never;
         options?: never;
         head?: never;
@@ -6021,7 +6038,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The queued job */
+            /** @description The job (follow it at Location) */
             202: {
                 headers: {
                     [name: string]: unknown;
@@ -6031,6 +6048,104 @@ export interface operations {
                         jobId: string;
                         /** @enum {string} */
                         type: "disk_upgrade_data" | "disk_upgrade_parity";
+                        /** @constant */
+                        status: "queued";
+                    };
+                };
+            };
+            /** @description Invalid parameters or body (`bad_request` with `details.issues`) or a refusal of the operation */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role too low, or a cross-origin write */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `setup_required` before the first admin exists, or a conflict of the operation */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (generic message) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postDisksArrayReplace: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    mountpoint: string;
+                    device: string;
+                    filesystem?: ("xfs" | "ext4" | "btrfs") | null;
+                    confirmation?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The job (follow it at Location) */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        jobId: string;
+                        /** @enum {string} */
+                        type: "disk_replace_data" | "disk_replace_parity";
                         /** @constant */
                         status: "queued";
                     };

@@ -6,6 +6,7 @@ import { UsageError } from '../../framework/exit.ts';
 import { fields, iec, table } from '../../framework/format.ts';
 import { oneOf } from '../../framework/lookup.ts';
 import { progressHelp, watchProgress } from '../../framework/progress.ts';
+import { planText, registerDiskJobs } from './disk-jobs.ts';
 
 const FILESYSTEMS = ['xfs', 'ext4', 'btrfs'] as const;
 const POLICIES = ['mfs', 'lfs', 'ff', 'epmfs', 'mspmfs'] as const;
@@ -75,7 +76,7 @@ function members(o: { parity: string[]; data: string[]; cache?: string }) {
   ];
 }
 
-/** `appliance disks list`, `array show|create|upgrade-plan` (03, 08 §9). */
+/** `appliance disks list`, `array show|create|upgrade-plan|upgrade|replace-plan|replace` (03, 08 §9, issue 21). */
 export const register: Register = (_root, app) => {
   app
     .group('disks', 'Disks of this machine')
@@ -198,33 +199,10 @@ export const register: Register = (_root, app) => {
         const plan = await ctx.client.post('/disks/array/upgrade/plan', {
           body: { mountpoint: o.mountpoint, device: o.device, ...(filesystem ? { filesystem } : {}) },
         });
-        ctx.out(
-          plan,
-          () =>
-            fields([
-              ['slot', `${plan.mountpoint} (${plan.role} ${plan.roleIndex})`],
-              [
-                'from',
-                `${plan.previousDevice} (${iec(plan.previousSizeBytes)}, ${iec(plan.previousUsedBytes)} used)`,
-              ],
-              [
-                'to',
-                `${plan.replacementDevice} (${iec(plan.sizeBytes)}${plan.model ? `, ${plan.model}` : ''})`,
-              ],
-              ['filesystem', plan.filesystem],
-              [
-                'copies',
-                `${iec(plan.estimate.bytesToCopy)} in about ${Math.ceil(plan.estimate.seconds / 60)} min`,
-              ],
-              ['confirmation', plan.confirmation],
-            ]) +
-            `Steps:\n${plan.steps.map((s, i) => `  ${i + 1}. ${s}\n`).join('')}` +
-            (plan.warnings.length
-              ? `Warnings:\n${plan.warnings.map((w) => `  ${w.code}: ${w.message}\n`).join('')}`
-              : ''),
-        );
+        ctx.out(plan, () => planText(plan));
       }),
     );
+  registerDiskJobs(array, app);
 };
 
 /** Sends the request without a confirmation: the service answers 409 with the phrase, or a refusal. */
