@@ -88,7 +88,9 @@ describe('appliance array replace', () => {
     expect(r.screen).toContain('Run "snapraid fix -d d2" to rebuild the files of /mnt/disk2 from parity');
     expect(r.screen).toContain(`This ERASES ${blank.device}.`);
     expect(r.screen).toMatch(/[░█]+ \d+% \| (check|format|rebuild|verify|permissions|switch|sync)/);
-    expect(r.screen).toMatch(new RegExp(`/mnt/disk2 is on ${blank.device} now: \\d+ files rebuilt from parity`));
+    expect(r.screen).toMatch(
+      new RegExp(`/mnt/disk2 is on ${blank.device} now: \\d+ files rebuilt from parity`),
+    );
     for (const [rel, hash] of files) expect(await sha(path.join(lab.real('/mnt/user'), rel)), rel).toBe(hash);
     const show = await cli(['array', 'show']);
     expect(show.stdout).toMatch(new RegExp(`/mnt/disk2 +${blank.device} +xfs +768 MiB +yes`));

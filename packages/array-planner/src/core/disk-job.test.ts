@@ -56,7 +56,8 @@ describe('disk job phases', () => {
     for (const phases of Object.values(DISK_JOB_PHASES)) {
       expect(phases[0]).toEqual({ name: 'check', cancellable: false });
       for (const p of phases)
-        if (['format', 'freeze', 'switch', 'permissions', 'check'].includes(p.name)) expect(p.cancellable).toBe(false);
+        if (['format', 'freeze', 'switch', 'permissions', 'check'].includes(p.name))
+          expect(p.cancellable).toBe(false);
         else expect(p.cancellable).toBe(true);
     }
     expect(DISK_JOB_PHASES.upgrade_data.map((p) => p.name)).toEqual([
@@ -102,11 +103,11 @@ describe('what a disk job records before it writes', () => {
     expect(params('upgrade_parity')).toMatchObject({ targetMountpoint: '/mnt/parity2', label: 'parity2' });
     expect(params('replace_parity')).toMatchObject({ targetMountpoint: '/mnt/parity1', label: 'parity1' });
     expect(stagingMountpoint('/mnt/disk12')).toBe('/mnt/.staging/disk12');
-    expect([snapraidDiskName('data', 3), snapraidDiskName('parity', 1), snapraidDiskName('parity', 2)]).toEqual([
-      'd3',
-      'parity',
-      '2-parity',
-    ]);
+    expect([
+      snapraidDiskName('data', 3),
+      snapraidDiskName('parity', 1),
+      snapraidDiskName('parity', 2),
+    ]).toEqual(['d3', 'parity', '2-parity']);
   });
 
   it('its own SnapRAID members: the copy at the staging path, the new parity at its mountpoint, else none', () => {
@@ -114,7 +115,10 @@ describe('what a disk job records before it writes', () => {
     const at = (kind: DiskJobParams['kind']) =>
       jobConfMembers(w.rows, params(kind))?.map((r) => `${r.role}${r.roleIndex}:${r.mountpoint}`);
     expect(at('upgrade_data')).toEqual(
-      w.rows.map((r) => `${r.role}${r.roleIndex}:${r.mountpoint === '/mnt/disk2' ? '/mnt/.staging/disk2' : r.mountpoint}`),
+      w.rows.map(
+        (r) =>
+          `${r.role}${r.roleIndex}:${r.mountpoint === '/mnt/disk2' ? '/mnt/.staging/disk2' : r.mountpoint}`,
+      ),
     );
     expect(at('upgrade_parity')).toContain('parity1:/mnt/parity2');
     expect(at('replace_data')).toBeUndefined();
@@ -124,7 +128,12 @@ describe('what a disk job records before it writes', () => {
     const w = world();
     const p = params('upgrade_parity');
     const slot = w.rows.find((r) => r.mountpoint === '/mnt/parity1')!;
-    const entry = disk('/dev/sdz', { sizeBytes: 20 * TB, wwn: '0x5000', serial: 'Z1', byIdName: 'wwn-0x5000' });
+    const entry = disk('/dev/sdz', {
+      sizeBytes: 20 * TB,
+      wwn: '0x5000',
+      serial: 'Z1',
+      byIdName: 'wwn-0x5000',
+    });
     expect(switchedRow(slot, p, entry)).toEqual({
       ...slot,
       device: '/dev/sdz',
@@ -147,19 +156,27 @@ describe('what a check means', () => {
     const bad = judgeCheck(params('upgrade_data'), { errors: 2, files: ['d2/a', 'd2/b'], unrecoverable: [] });
     expect(bad).toMatchObject({ ok: false, code: 'copy_differs', files: ['d2/a', 'd2/b'] });
     expect(bad.ok === false && bad.message).toMatch(/\/mnt\/disk2 stays on \/dev\/sdb, unchanged/);
-    expect(judgeCheck(params('upgrade_parity'), { errors: 1, files: ['d1/x'], unrecoverable: [] })).toMatchObject({
+    expect(
+      judgeCheck(params('upgrade_parity'), { errors: 1, files: ['d1/x'], unrecoverable: [] }),
+    ).toMatchObject({
       ok: false,
       code: 'parity_check_failed',
     });
-    expect(judgeCheck(params('replace_parity'), { errors: 0, files: [], unrecoverable: ['d1/y'] }).ok).toBe(false);
+    expect(judgeCheck(params('replace_parity'), { errors: 0, files: [], unrecoverable: ['d1/y'] }).ok).toBe(
+      false,
+    );
   });
 
   it('a rebuilt data disk may miss exactly the files fix could not recover', () => {
     const p = params('replace_data');
-    expect(judgeCheck(p, { errors: 1, files: ['d2/lost'], unrecoverable: ['d2/lost'] }, ['d2/lost'])).toEqual({
-      ok: true,
-    });
-    expect(judgeCheck(p, { errors: 2, files: ['d2/lost', 'd2/bad'], unrecoverable: [] }, ['d2/lost'])).toMatchObject({
+    expect(judgeCheck(p, { errors: 1, files: ['d2/lost'], unrecoverable: ['d2/lost'] }, ['d2/lost'])).toEqual(
+      {
+        ok: true,
+      },
+    );
+    expect(
+      judgeCheck(p, { errors: 2, files: ['d2/lost', 'd2/bad'], unrecoverable: [] }, ['d2/lost']),
+    ).toMatchObject({
       ok: false,
       code: 'rebuild_check_failed',
       files: ['d2/bad'],

@@ -7,6 +7,11 @@ describe('mkfs arguments', () => {
     expect(mkfsArgs('xfs', o)).toEqual(['-f', '-L', 'disk2', '-m', `uuid=${o.uuid}`, '/dev/sdz']);
     expect(mkfsArgs('ext4', o)).toEqual(['-F', '-q', '-L', 'disk2', '-U', o.uuid, '/dev/sdz']);
     expect(mkfsArgs('btrfs', o)).toEqual(['-f', '-L', 'disk2', '-U', o.uuid, '/dev/sdz']);
-    expect(mkfsArgs('xfs', { label: 'parity1', device: '/dev/sdy' })).toEqual(['-f', '-L', 'parity1', '/dev/sdy']);
+    expect(mkfsArgs('xfs', { label: 'parity1', device: '/dev/sdy' })).toEqual([
+      '-f',
+      '-L',
+      'parity1',
+      '/dev/sdy',
+    ]);
   });
 });

@@ -190,11 +190,14 @@ describe('checkReplaceRequest (issue 21)', () => {
       ...over,
     });
 
-  it('accepts the plan\'s values with the exact phrase', () => {
-    expect(ask().plan).toMatchObject({ jobType: 'disk_replace_data', plan: { rebuildCommand: 'snapraid fix -d d2' } });
+  it("accepts the plan's values with the exact phrase", () => {
+    expect(ask().plan).toMatchObject({
+      jobType: 'disk_replace_data',
+      plan: { rebuildCommand: 'snapraid fix -d d2' },
+    });
   });
 
-  it('refuses in order: the plan\'s checks, the phrase, another disk job, files in the empty mountpoint', () => {
+  it("refuses in order: the plan's checks, the phrase, another disk job, files in the empty mountpoint", () => {
     expect(ask({ inventory: inventory([w.sda, w.sdb, w.sdc, w.sdd, w.sdz]) }).refusal).toMatchObject({
       status: 409,
       code: 'slot_disk_present',
@@ -210,7 +213,13 @@ describe('checkReplaceRequest (issue 21)', () => {
       details: { jobId: 'j' },
     });
     const stray = ask({ strayEntries: ['a.txt', 'b', 'c', 'd'] }).refusal;
-    expect(stray).toMatchObject({ status: 409, code: 'mountpoint_not_empty', details: { mountpoint: '/mnt/disk2' } });
-    expect(stray?.message).toMatch(/^\/mnt\/disk2 holds files although no disk is mounted there \(a\.txt, b, c, …\)/);
+    expect(stray).toMatchObject({
+      status: 409,
+      code: 'mountpoint_not_empty',
+      details: { mountpoint: '/mnt/disk2' },
+    });
+    expect(stray?.message).toMatch(
+      /^\/mnt\/disk2 holds files although no disk is mounted there \(a\.txt, b, c, …\)/,
+    );
   });
 });

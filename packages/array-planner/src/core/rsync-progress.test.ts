@@ -23,7 +23,9 @@ describe('rsync --info=progress2', () => {
     expect(parseRsyncProgress('          0   0%    0.00kB/s    0:00:00  ')?.bytesTotal).toBeNull();
     expect(parseRsyncProgress(' 1,000 100%  1.00kB/s  1:02:03 (xfr#1, ir-chk=0/9)')?.filesTotal).toBe(9);
     // a hard link's second name counts in rsync's percent but is not copied: nothing left is 100 %
-    expect(parseRsyncProgress('     25,165,824  49%   95.00MB/s    0:00:00 (xfr#1, to-chk=0/5)')).toMatchObject({
+    expect(
+      parseRsyncProgress('     25,165,824  49%   95.00MB/s    0:00:00 (xfr#1, to-chk=0/5)'),
+    ).toMatchObject({
       percent: 100,
       bytesTotal: 25165824,
     });

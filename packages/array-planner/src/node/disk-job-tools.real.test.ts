@@ -32,7 +32,17 @@ const paths = () => createHostPaths({ root });
 beforeAll(async () => {
   await requirePrerequisites({
     root: true,
-    tools: ['getfacl', 'setfacl', 'getfattr', 'setfattr', 'rsync', 'setpriv', 'mergerfs', 'losetup', 'mkfs.xfs'],
+    tools: [
+      'getfacl',
+      'setfacl',
+      'getfattr',
+      'setfattr',
+      'rsync',
+      'setpriv',
+      'mergerfs',
+      'losetup',
+      'mkfs.xfs',
+    ],
   });
   root = await fs.mkdtemp(path.join(os.tmpdir(), 'disk-job-tools-'));
 });
@@ -70,7 +80,12 @@ describe('metadata SnapRAID does not keep', () => {
     const st = await fs.stat(path.join(dst, 'a dir', 'ü', 'x\\y'));
     expect([st.uid, st.gid, st.mode & 0o7777]).toEqual([1000, 1001, 0o640]);
     expect((await fs.stat(path.join(dst, 'a dir'))).mode & 0o7777).toBe(0o2750);
-    const x = await run('getfattr', ['--only-values', '-n', 'user.tag', path.join(dst, 'a dir', 'ü', 'x\\y')]);
+    const x = await run('getfattr', [
+      '--only-values',
+      '-n',
+      'user.tag',
+      path.join(dst, 'a dir', 'ü', 'x\\y'),
+    ]);
     expect(x.stdout).toBe('two\nlines');
     // nothing saved for a disk: nothing restored, said so
     expect(await restoreMetadata(runner, { dir: dst, files: metadataFiles(paths(), 'd9') })).toEqual({
@@ -91,7 +106,11 @@ describe('copyTree (rsync -aHAX)', () => {
     await fs.link(path.join(src, 'd', 'big'), path.join(src, 'hard'));
     await fs.symlink('d/big', path.join(src, 'soft'));
     await fs.chown(path.join(src, 'd', 'big'), 4242, 4243);
-    await fs.utimes(path.join(src, 'd', 'big'), new Date('2001-02-03T04:05:06Z'), new Date('2001-02-03T04:05:06Z'));
+    await fs.utimes(
+      path.join(src, 'd', 'big'),
+      new Date('2001-02-03T04:05:06Z'),
+      new Date('2001-02-03T04:05:06Z'),
+    );
     const seen: number[] = [];
     const r = await copyTree(runner, { from: src, to: dst }, { onProgress: (p) => seen.push(p.percent) });
     expect([r.exitCode, r.cancelled, r.errorLine]).toEqual([0, false, null]);
@@ -101,16 +120,22 @@ describe('copyTree (rsync -aHAX)', () => {
     expect(a.ino).toBe(b.ino);
     expect([a.uid, a.gid, a.mtime.toISOString()]).toEqual([4242, 4243, '2001-02-03T04:05:06.000Z']);
     expect(await fs.readlink(path.join(dst, 'soft'))).toBe('d/big');
-    expect(createHash('sha256').update(await fs.readFile(path.join(dst, 'hard'))).digest('hex')).toBe(
-      createHash('sha256').update(big).digest('hex'),
-    );
+    expect(
+      createHash('sha256')
+        .update(await fs.readFile(path.join(dst, 'hard')))
+        .digest('hex'),
+    ).toBe(createHash('sha256').update(big).digest('hex'));
 
     // cancelled: stops, says so
     const slow = createCommandRunner({ path: path.join(root, 'slow') + ':/usr/sbin:/usr/bin:/sbin:/bin' });
     await fs.mkdir(path.join(root, 'slow'), { recursive: true });
-    await fs.writeFile(path.join(root, 'slow', 'rsync'), '#!/bin/sh\nexec /usr/bin/rsync --bwlimit=1000 "$@"\n', {
-      mode: 0o755,
-    });
+    await fs.writeFile(
+      path.join(root, 'slow', 'rsync'),
+      '#!/bin/sh\nexec /usr/bin/rsync --bwlimit=1000 "$@"\n',
+      {
+        mode: 0o755,
+      },
+    );
     const controller = new AbortController();
     const c = await copyTree(
       slow,
@@ -127,7 +152,8 @@ describe('copyTree (rsync -aHAX)', () => {
 
 describe('the pool’s branch modes (a real mergerfs)', () => {
   it('sets the slot’s branch RO and back; a path that is not a branch changes nothing', async () => {
-    for (const d of ['mnt/disk1', 'mnt/disk2', 'mnt/user']) await fs.mkdir(path.join(root, d), { recursive: true });
+    for (const d of ['mnt/disk1', 'mnt/disk2', 'mnt/user'])
+      await fs.mkdir(path.join(root, d), { recursive: true });
     const p = paths();
     expect(await readBranches(runner, p)).toBeNull(); // no pool
     await run('mergerfs', [
@@ -161,7 +187,9 @@ describe('settleSlot on loop devices', () => {
   it('puts the slot on one disk: the other unmounted from every job path, the kept one read-write', async () => {
     const imageDir = path.join(root, 'images');
     await fs.mkdir(imageDir, { recursive: true });
-    const guarded = createCommandRunner({ path: await installGuardShims(path.join(root, 'shims'), imageDir) });
+    const guarded = createCommandRunner({
+      path: await installGuardShims(path.join(root, 'shims'), imageDir),
+    });
     const old = await createLoopDisk({ sizeBytes: 320 * MiB, imageDir });
     const neu = await createLoopDisk({ sizeBytes: 320 * MiB, imageDir });
     disks.push(old, neu);
@@ -188,7 +216,8 @@ describe('settleSlot on loop devices', () => {
       previousFsUuid: oldUuid,
       newFsUuid: newUuid,
     };
-    const inventory = () => createInventoryReader({ paths: p, runner, lab: { enabled: true, imageDir } }).read();
+    const inventory = () =>
+      createInventoryReader({ paths: p, runner, lab: { enabled: true, imageDir } }).read();
     const where = async (d: LoopDisk) =>
       (await run('findmnt', ['-rn', '-o', 'TARGET', '-S', d.device]).catch(() => ({ stdout: '' }))).stdout
         .trim()
@@ -201,7 +230,9 @@ describe('settleSlot on loop devices', () => {
     expect(await where(neu)).toEqual([]);
     expect(await mountedReadOnly(guarded, p.real('/mnt/disk5'))).toBe(false);
     // idempotent
-    expect((await settleSlot(guarded, p, await inventory(), settlement(params, 'old'))).unmounted).toEqual([]);
+    expect((await settleSlot(guarded, p, await inventory(), settlement(params, 'old'))).unmounted).toEqual(
+      [],
+    );
 
     // after the switch: the new disk at the slot, the old one nowhere
     const forward = await settleSlot(guarded, p, await inventory(), settlement(params, 'new'));
@@ -222,9 +253,19 @@ describe('replaceMountUnits', () => {
       fsUuid,
       filesystem: 'xfs' as const,
     });
-    const data = { role: 'data' as const, roleIndex: 1, mountpoint: '/mnt/disk1', fsUuid: '33333333-3333-4333-8333-333333333333', filesystem: 'xfs' as const };
-    const before = renderMountUnits([slot('/mnt/parity1', '11111111-1111-4111-8111-111111111111'), data], { pool: null });
-    const after = renderMountUnits([slot('/mnt/parity2', '22222222-2222-4222-8222-222222222222'), data], { pool: null });
+    const data = {
+      role: 'data' as const,
+      roleIndex: 1,
+      mountpoint: '/mnt/disk1',
+      fsUuid: '33333333-3333-4333-8333-333333333333',
+      filesystem: 'xfs' as const,
+    };
+    const before = renderMountUnits([slot('/mnt/parity1', '11111111-1111-4111-8111-111111111111'), data], {
+      pool: null,
+    });
+    const after = renderMountUnits([slot('/mnt/parity2', '22222222-2222-4222-8222-222222222222'), data], {
+      pool: null,
+    });
     const deps = { runner, unitDir, systemdRunDir: path.join(root, 'no-systemd') };
     await installMountUnits(before, deps);
     await fs.writeFile(path.join(unitDir, 'someone-else.mount'), '[Mount]\n');

@@ -56,7 +56,11 @@ export async function mountByUuid(
 }
 
 /** `findmnt` shows `target` mounted from `device` (realpaths compared), or a mergerfs pool when `device` is null. */
-export async function checkMounted(runner: CommandRunner, target: string, device: string | null): Promise<void> {
+export async function checkMounted(
+  runner: CommandRunner,
+  target: string,
+  device: string | null,
+): Promise<void> {
   const r = expectSuccess(
     await runner.run('findmnt', ['-n', '-r', '-o', 'SOURCE,FSTYPE', '--mountpoint', target], {
       timeoutMs: 10_000,

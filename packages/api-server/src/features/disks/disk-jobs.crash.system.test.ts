@@ -145,7 +145,16 @@ describe('disk jobs across a killed service (SIGKILL in each phase)', () => {
     const body = { mountpoint: '/mnt/disk1', device: spare.device, confirmation: `ERASE ${spare.device}` };
     const disk1 = await snapshot(lab.real('/mnt/disk1'));
 
-    for (const point of ['check', 'presync', 'freeze', 'format', 'copy', 'verify', 'switch', 'switch:commit']) {
+    for (const point of [
+      'check',
+      'presync',
+      'freeze',
+      'format',
+      'copy',
+      'verify',
+      'switch',
+      'switch:commit',
+    ]) {
       const j = await killAt('/disks/array/upgrade', body, point);
       expect(j.error.message, point).toContain(`/mnt/disk1 stays on its old disk ${oldDisk.device}`);
       expect(j.error.message).toContain('Send the same upgrade request again');
@@ -176,7 +185,9 @@ describe('disk jobs across a killed service (SIGKILL in each phase)', () => {
     const staging = lab.real('/mnt/.staging/disk1');
     expect((await processesWith(staging)).length).toBeGreaterThan(0);
     process.kill(proc!.pid, 'SIGKILL'); // the service process only: rsync gets SIGKILL from setpriv --pdeathsig
-    await eventually(() => (proc!.child.exitCode !== null || proc!.child.signalCode !== null ? true : undefined));
+    await eventually(() =>
+      proc!.child.exitCode !== null || proc!.child.signalCode !== null ? true : undefined,
+    );
     await eventually(async () => ((await processesWith(staging)).length === 0 ? true : undefined), 60_000);
     await fs.rm(path.join(lab.work, 'shims', 'rsync'));
     await start();
@@ -204,7 +215,11 @@ describe('disk jobs across a killed service (SIGKILL in each phase)', () => {
     expect(differences(poolTree, await snapshot(pool()))).toEqual([]);
     // the same request is now refused: the new disk is the slot's own, mounted (R4 before R5)
     const again = await call('POST', '/disks/array/upgrade', body);
-    expect([again.status, again.body.code, again.body.details?.reason]).toEqual([400, 'invalid_plan', 'disk_mounted']);
+    expect([again.status, again.body.code, again.body.details?.reason]).toEqual([
+      400,
+      'invalid_plan',
+      'disk_mounted',
+    ]);
 
     // back onto the old disk, killed in the sync after the switch: on the (old) new disk
     const back = {
@@ -237,7 +252,10 @@ describe('disk jobs across a killed service (SIGKILL in each phase)', () => {
       const j = await killAt('/disks/array/upgrade', body, point);
       expect(j.error.message, point).toContain(`/mnt/parity1 stays on its old disk ${oldParity.device}`);
       const parity = (await slots()).filter((x) => x.role === 'parity');
-      expect(parity.map((x) => [x.mountpoint, x.device]), point).toEqual([['/mnt/parity1', oldParity.device]]);
+      expect(
+        parity.map((x) => [x.mountpoint, x.device]),
+        point,
+      ).toEqual([['/mnt/parity1', oldParity.device]]);
       expect(await mountsOf([oldParity.device, spare.device]), point).toEqual({
         [oldParity.device]: ['/mnt/parity1'],
         [spare.device]: [],

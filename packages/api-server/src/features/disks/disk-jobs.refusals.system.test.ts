@@ -13,7 +13,13 @@ import { promisify } from 'node:util';
 import { diskLockKey } from '@appliance/common';
 import type { LoopDisk } from '@appliance/lab';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLabArray, eventually, type LabArray, processesWith, waitJob } from '../../testing/lab-array.ts';
+import {
+  createLabArray,
+  eventually,
+  type LabArray,
+  processesWith,
+  waitJob,
+} from '../../testing/lab-array.ts';
 import { fingerprint, loop, quiesce } from './test-support/lab.ts';
 import { differences, type Entry, snapshot, writeTree } from './test-support/tree.ts';
 
@@ -42,7 +48,10 @@ describe('disk job refusals write nothing; cancel where it is safe', () => {
   }
   const post = (route: string, body: Record<string, unknown>) => lab.s.call('POST', route, body);
   const refused = async (route: string, body: Record<string, unknown>) =>
-    (await unchanged(() => post(route, body))) as { status: number; body: { code: string; details?: Record<string, unknown>; message: string } };
+    (await unchanged(() => post(route, body))) as {
+      status: number;
+      body: { code: string; details?: Record<string, unknown>; message: string };
+    };
   const pauseAt = async (point: string | null) => {
     await fs.rm(path.join(stateDir(), 'lab-paused'), { force: true });
     if (point === null) await fs.rm(path.join(stateDir(), 'lab-pause'), { force: true });
@@ -50,7 +59,9 @@ describe('disk job refusals write nothing; cancel where it is safe', () => {
   };
   const paused = (point: string) =>
     eventually(async () =>
-      (await fs.readFile(path.join(stateDir(), 'lab-paused'), 'utf8').catch(() => '')) === point ? true : undefined,
+      (await fs.readFile(path.join(stateDir(), 'lab-paused'), 'utf8').catch(() => '')) === point
+        ? true
+        : undefined,
     );
 
   beforeAll(async () => {
@@ -98,13 +109,18 @@ describe('disk job refusals write nothing; cancel where it is safe', () => {
       'new_mountpoint_mismatch',
       '/mnt/parity2',
     ]);
-    expect((await refused('/disks/array/upgrade', upgrade1({ newMountpoint: '/mnt/parity2' }))).body.details?.['reason']).toBe(
-      'new_mountpoint_mismatch',
-    );
+    expect(
+      (await refused('/disks/array/upgrade', upgrade1({ newMountpoint: '/mnt/parity2' }))).body.details?.[
+        'reason'
+      ],
+    ).toBe('new_mountpoint_mismatch');
     // a data disk larger than the parity disk is refused (R10)
     const tooBig = await loop(lab.imageDir, 1100 * MiB);
     try {
-      const r = await refused('/disks/array/upgrade', upgrade1({ device: tooBig.device, confirmation: `ERASE ${tooBig.device}` }));
+      const r = await refused(
+        '/disks/array/upgrade',
+        upgrade1({ device: tooBig.device, confirmation: `ERASE ${tooBig.device}` }),
+      );
       expect([r.status, r.body.details?.['reason']]).toEqual([400, 'exceeds_parity']);
       expect(r.body.message).toMatch(/upgrade parity first$/);
     } finally {
@@ -116,7 +132,10 @@ describe('disk job refusals write nothing; cancel where it is safe', () => {
     await run('mkfs.xfs', ['-q', '-f', small.device]);
     await run('mount', [small.device, at]);
     try {
-      const r = await refused('/disks/array/upgrade', upgrade1({ device: small.device, confirmation: `ERASE ${small.device}` }));
+      const r = await refused(
+        '/disks/array/upgrade',
+        upgrade1({ device: small.device, confirmation: `ERASE ${small.device}` }),
+      );
       expect([r.status, r.body.details?.['reason']]).toEqual([400, 'disk_mounted']);
     } finally {
       await run('umount', [at]);
@@ -151,7 +170,11 @@ describe('disk job refusals write nothing; cancel where it is safe', () => {
     expect(first.status, first.text).toBe(202);
     await paused('presync');
     const r = await refused('/disks/array/upgrade', upgrade1());
-    expect([r.status, r.body.code, r.body.details?.['jobId']]).toEqual([409, 'disk_job_running', first.body.jobId]);
+    expect([r.status, r.body.code, r.body.details?.['jobId']]).toEqual([
+      409,
+      'disk_job_running',
+      first.body.jobId,
+    ]);
     const c = await lab.s.call('DELETE', `/jobs/${first.body.jobId}`);
     expect(c.status, c.text).toBe(202);
     const j = await waitJob(lab.s, first.body.jobId);
@@ -161,9 +184,13 @@ describe('disk job refusals write nothing; cancel where it is safe', () => {
   }, 600_000);
 
   it('cancel during the copy (rsync running): the slot keeps its old disk, read-write; the switch refuses cancel', async () => {
-    await fs.writeFile(path.join(lab.work, 'shims', 'rsync'), '#!/bin/sh\nexec /usr/bin/rsync --bwlimit=2000 "$@"\n', {
-      mode: 0o755,
-    });
+    await fs.writeFile(
+      path.join(lab.work, 'shims', 'rsync'),
+      '#!/bin/sh\nexec /usr/bin/rsync --bwlimit=2000 "$@"\n',
+      {
+        mode: 0o755,
+      },
+    );
     const r = await post('/disks/array/upgrade', upgrade1());
     expect(r.status, r.text).toBe(202);
     const id = r.body.jobId as string;
@@ -180,7 +207,9 @@ describe('disk job refusals write nothing; cancel where it is safe', () => {
       (d: { mountpoint: string }) => d.mountpoint === '/mnt/disk1',
     );
     expect(slot.device).toBe(lab.disks.data[0]!.device);
-    const opts = (await run('findmnt', ['-rn', '-o', 'SOURCE,OPTIONS', '--mountpoint', lab.real('/mnt/disk1')])).stdout;
+    const opts = (
+      await run('findmnt', ['-rn', '-o', 'SOURCE,OPTIONS', '--mountpoint', lab.real('/mnt/disk1')])
+    ).stdout;
     expect(opts).toMatch(new RegExp(`^${lab.disks.data[0]!.device} rw,`));
     expect((await run('findmnt', ['-rn', '-S', spare.device]).catch(() => ({ stdout: '' }))).stdout).toBe('');
     expect(differences(disk1, await snapshot(lab.real('/mnt/disk1')))).toEqual([]);
@@ -207,7 +236,10 @@ describe('disk job refusals write nothing; cancel where it is safe', () => {
     const body = { mountpoint: '/mnt/disk2', device: small.device, confirmation: `ERASE ${small.device}` };
     const plan = await post('/disks/array/replace/plan', { mountpoint: '/mnt/disk2', device: small.device });
     expect(plan.status, plan.text).toBe(200);
-    const wrong = await refused('/disks/array/replace', { ...body, confirmation: plan.body.confirmation.toLowerCase() });
+    const wrong = await refused('/disks/array/replace', {
+      ...body,
+      confirmation: plan.body.confirmation.toLowerCase(),
+    });
     expect([wrong.status, wrong.body.code]).toEqual([409, 'confirmation_required']);
     // an upgrade's field is not part of a replace request
     const extra = await refused('/disks/array/replace', { ...body, newMountpoint: null });

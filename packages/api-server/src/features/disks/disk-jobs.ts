@@ -204,7 +204,9 @@ class DiskJobRun {
     } catch (err) {
       if (this.switched) {
         // the slot is on the new disk: finish what the switch left and say so
-        await settle(this.ctx, this.p, 'new').catch((e: unknown) => this.log('settle after switch failed', e));
+        await settle(this.ctx, this.p, 'new').catch((e: unknown) =>
+          this.log('settle after switch failed', e),
+        );
         if (err instanceof Stopped) return this.result({ stoppedAfterSwitch: true });
         if (err instanceof JobBlocked) throw err;
         const why = err instanceof AppError ? err.message : 'see the service log';
@@ -217,7 +219,8 @@ class DiskJobRun {
         );
       }
       await settle(this.ctx, this.p, 'old').catch((e: unknown) => this.log('settle failed', e));
-      if (err instanceof Stopped) return { kept: 'old', message: keptOldMessage(this.p), phases: this.timings() };
+      if (err instanceof Stopped)
+        return { kept: 'old', message: keptOldMessage(this.p), phases: this.timings() };
       if (err instanceof AppError || err instanceof JobBlocked) throw err;
       this.log('disk job failed', err);
       throw new AppError(
@@ -270,7 +273,11 @@ class DiskJobRun {
       ? inventory.disks.find((d) => d.byIdName === p.byIdName)
       : inventory.disks.find((d) => d.device === p.device);
     if (!entry)
-      throw new AppError(409, 'unmanaged_device', `The new disk ${p.device} is no longer attached; nothing was written.`);
+      throw new AppError(
+        409,
+        'unmanaged_device',
+        `The new disk ${p.device} is no longer attached; nothing was written.`,
+      );
     const rows = listSlots(ctx.db);
     const request = { mountpoint: p.mountpoint, device: entry.device, filesystem: p.filesystem };
     const common = { request, rows, inventory, externals: listExternals(ctx.db), runningDiskJobId: null };
@@ -285,7 +292,11 @@ class DiskJobRun {
       });
       if (checked.refusal) throw toAppError(checked.refusal);
       const plan = checked.plan.plan;
-      if (plan.role === 'data' && plan.previousUsedBytes !== null && plan.previousUsedBytes > Math.floor(plan.sizeBytes * 0.98))
+      if (
+        plan.role === 'data' &&
+        plan.previousUsedBytes !== null &&
+        plan.previousUsedBytes > Math.floor(plan.sizeBytes * 0.98)
+      )
         throw new AppError(
           409,
           'invalid_plan',
@@ -316,7 +327,11 @@ class DiskJobRun {
       uuid: this.p.newFsUuid,
     });
     if (at !== null)
-      await mountByUuid(this.ctx.runner, this.ctx.paths, { uuid: this.p.newFsUuid, logical: at, device: this.device });
+      await mountByUuid(this.ctx.runner, this.ctx.paths, {
+        uuid: this.p.newFsUuid,
+        logical: at,
+        device: this.device,
+      });
   }
 
   /** A disk job's sync (before: only when something waits; after: always), guard included. */
@@ -349,12 +364,17 @@ class DiskJobRun {
     return out;
   }
 
-  private async check(configFile: string, o: { disk?: string; auditOnly?: boolean }, fixUnrecoverable: string[] = []) {
+  private async check(
+    configFile: string,
+    o: { disk?: string; auditOnly?: boolean },
+    fixUnrecoverable: string[] = [],
+  ) {
     await this.enter('verify');
     const { run, findings } = await this.snapraid(configFile).check(o, handlers(this.job));
     if (run.cancelled) throw new Stopped();
     const verdict = judgeCheck(this.p, toCheckFindings(findings), fixUnrecoverable);
-    if (!verdict.ok) throw new AppError(409, verdict.code, verdict.message, { files: verdict.files.slice(0, 100) });
+    if (!verdict.ok)
+      throw new AppError(409, verdict.code, verdict.message, { files: verdict.files.slice(0, 100) });
     if (run.errorLine !== null && !(this.p.kind === 'replace_data' && findings.unrecoverable.length > 0))
       throw failed(run, 'check_failed', 'check') ?? new AppError(500, 'check_failed', run.errorLine);
     return findings;
@@ -366,7 +386,12 @@ class DiskJobRun {
     await labPause(ctx, this.job, 'switch:commit');
     const before = listSlots(ctx.db);
     const slot = jobSlot(before, p);
-    if (!slot) throw new AppError(409, 'disk_slot_not_found', `The slot ${p.mountpoint} is gone; nothing was recorded.`);
+    if (!slot)
+      throw new AppError(
+        409,
+        'disk_slot_not_found',
+        `The slot ${p.mountpoint} is gone; nothing was recorded.`,
+      );
     const next = switchedRow(slot, p, this.entry!);
     await ctx.writes.run((db) => {
       db.update(arrayDisks)
@@ -470,7 +495,11 @@ class DiskJobRun {
     await unmount(ctx.runner, ctx.paths.real(staging));
     // the old disk is read-only: a reader still holding a file open only delays its release
     await unmount(ctx.runner, slotAt, { busyWaitMs: 10_000, lazy: true });
-    await mountByUuid(ctx.runner, ctx.paths, { uuid: p.newFsUuid, logical: p.mountpoint, device: this.device });
+    await mountByUuid(ctx.runner, ctx.paths, {
+      uuid: p.newFsUuid,
+      logical: p.mountpoint,
+      device: this.device,
+    });
     const after = await this.slotChanges();
     if (after.count > 0)
       throw new AppError(
@@ -518,7 +547,11 @@ class DiskJobRun {
     await setBranchMode(ctx.runner, ctx.paths, p.mountpoint, 'RO');
     await this.format(p.mountpoint);
     const rebuilt = await this.rebuild(ctx.paths.snapraidConf);
-    const verify = await this.check(ctx.paths.snapraidConf, { disk: this.dataName }, rebuilt.findings.unrecoverable);
+    const verify = await this.check(
+      ctx.paths.snapraidConf,
+      { disk: this.dataName },
+      rebuilt.findings.unrecoverable,
+    );
 
     await this.enter('permissions');
     const permissions = await restoreMetadata(ctx.runner, {
@@ -531,10 +564,9 @@ class DiskJobRun {
     await setBranchMode(ctx.runner, ctx.paths, p.mountpoint, 'RW');
 
     const prefix = `${this.dataName}/`;
-    const notInParity =
-      lastDiff && lastDiff.changes
-        ? [...lastDiff.paths.added, ...lastDiff.paths.updated].filter((x) => x.startsWith(prefix))
-        : null;
+    const notInParity = lastDiff?.changes
+      ? [...lastDiff.paths.added, ...lastDiff.paths.updated].filter((x) => x.startsWith(prefix))
+      : null;
     const found = {
       restoredFiles: rebuilt.findings.recovered.length,
       unrecoverable: rebuilt.findings.unrecoverable,
@@ -583,7 +615,10 @@ class DiskJobRun {
   /** `snapraid fix -d <slot>` (the plan's rebuild command) with the given configuration. */
   private async rebuild(configFile: string): Promise<{ findings: FixFindings; bytes: number }> {
     await this.enter('rebuild');
-    const { run, findings } = await this.snapraid(configFile).fix({ disk: this.dataName }, handlers(this.job));
+    const { run, findings } = await this.snapraid(configFile).fix(
+      { disk: this.dataName },
+      handlers(this.job),
+    );
     this.job.pid(null);
     if (run.cancelled) throw new Stopped();
     // a data rebuild that could not recover some files still rebuilt the others (listed in the result)
@@ -621,7 +656,9 @@ async function updateMountUnits(ctx: AppContext, before: ArraySlot[], after: Arr
   const pool = (await isPoolMounted(ctx.paths))
     ? {
         createPolicy: settings?.createPolicy ?? 'mfs',
-        minFreeSpaceMiB: minFreeSpaceMiB(after.map((r) => ({ role: r.role, entry: { sizeBytes: r.sizeBytes ?? 0 } }))),
+        minFreeSpaceMiB: minFreeSpaceMiB(
+          after.map((r) => ({ role: r.role, entry: { sizeBytes: r.sizeBytes ?? 0 } })),
+        ),
       }
     : null;
   await replaceMountUnits(renderMountUnits(before, { pool }), renderMountUnits(after, { pool }), {
@@ -637,7 +674,8 @@ async function updateMountUnits(ctx: AppContext, before: ArraySlot[], after: Arr
 async function settle(ctx: AppContext, p: DiskJobParams, side: SlotSide): Promise<void> {
   const inventory = await ctx.inventory.read();
   await settleSlot(ctx.runner, ctx.paths, inventory, settlement(p, side));
-  if (p.kind === 'upgrade_data') await fs.rmdir(ctx.paths.real(stagingMountpoint(p.mountpoint))).catch(() => undefined);
+  if (p.kind === 'upgrade_data')
+    await fs.rmdir(ctx.paths.real(stagingMountpoint(p.mountpoint))).catch(() => undefined);
   const rows = listSlots(ctx.db);
   const current = await fs.readFile(ctx.paths.snapraidConf, 'utf8').catch(() => null);
   if (current !== arraySnapraidConf(ctx.paths, rows)) await writeSnapraidConf(ctx.paths, rows);
@@ -647,8 +685,12 @@ async function settle(ctx: AppContext, p: DiskJobParams, side: SlotSide): Promis
   if (slot) {
     const other =
       side === 'new'
-        ? rows.map((r) => (r.id === slot.id ? { ...r, fsUuid: p.previousFsUuid, mountpoint: p.mountpoint } : r))
-        : rows.map((r) => (r.id === slot.id ? { ...r, fsUuid: p.newFsUuid, mountpoint: p.targetMountpoint } : r));
+        ? rows.map((r) =>
+            r.id === slot.id ? { ...r, fsUuid: p.previousFsUuid, mountpoint: p.mountpoint } : r,
+          )
+        : rows.map((r) =>
+            r.id === slot.id ? { ...r, fsUuid: p.newFsUuid, mountpoint: p.targetMountpoint } : r,
+          );
     await updateMountUnits(ctx, other, rows);
   }
 }
@@ -663,12 +705,19 @@ export function diskJobs(ctx: AppContext) {
     async recover(view: JobView) {
       const p = view.params as unknown as DiskJobParams;
       if (typeof p.newFsUuid !== 'string')
-        return { message: `The service stopped during the ${title} (recorded by an older version); it wrote nothing. Send the request again.` };
+        return {
+          message: `The service stopped during the ${title} (recorded by an older version); it wrote nothing. Send the request again.`,
+        };
       const side = slotSide(jobSlot(listSlots(ctx.db), p), p);
       await settle(ctx, p, side);
       return {
         message: interruptedMessage(p, side, view.phase),
-        result: { kind: p.kind, slotOn: side, device: side === 'new' ? p.device : p.previousDevice, at: isoMillis(ctx.clock.now()) },
+        result: {
+          kind: p.kind,
+          slotOn: side,
+          device: side === 'new' ? p.device : p.previousDevice,
+          at: isoMillis(ctx.clock.now()),
+        },
         details: { slotOn: side, mountpoint: side === 'new' ? p.targetMountpoint : p.mountpoint },
       };
     },

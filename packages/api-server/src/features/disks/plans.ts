@@ -110,7 +110,16 @@ export async function startReplace(
 
 /** Every host tool the job will run is installed: `501 not_configured` naming the package, before anything starts. */
 async function requireJobTools(ctx: AppContext, plan: DiskUpgradePlan, kind: DiskJobKind): Promise<void> {
-  const tools = ['wipefs', `mkfs.${plan.filesystem}`, 'blkid', 'mount', 'umount', 'findmnt', 'snapraid', 'setpriv'];
+  const tools = [
+    'wipefs',
+    `mkfs.${plan.filesystem}`,
+    'blkid',
+    'mount',
+    'umount',
+    'findmnt',
+    'snapraid',
+    'setpriv',
+  ];
   if (kind === 'upgrade_data') tools.push('rsync');
   if (kind === 'replace_data') tools.push('setfacl', 'setfattr');
   if (plan.role === 'data' && (await isPoolMounted(ctx.paths))) tools.push('getfattr', 'setfattr');

@@ -12,7 +12,14 @@ import type { LoopDisk } from '@appliance/lab';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLabArray, type LabArray, waitJob } from '../../testing/lab-array.ts';
 import { loop } from './test-support/lab.ts';
-import { differences, type Entry, followEvents, snapshot, writeSpecials, writeTree } from './test-support/tree.ts';
+import {
+  differences,
+  type Entry,
+  followEvents,
+  snapshot,
+  writeSpecials,
+  writeTree,
+} from './test-support/tree.ts';
 
 const run = promisify(execFile);
 const KiB = 1024;
@@ -121,7 +128,11 @@ describe('replace a failed disk, upgrade parity, replace again (real snapraid on
     // the pool lists the full tree again
     expect(differences(poolTree, await snapshot(pool()))).toEqual([]);
     // the slot records the new disk
-    expect(await slot('/mnt/disk2')).toMatchObject({ device: blank.device, mounted: true, sizeBytes: 768 * MiB });
+    expect(await slot('/mnt/disk2')).toMatchObject({
+      device: blank.device,
+      mounted: true,
+      sizeBytes: 768 * MiB,
+    });
 
     // every phase on GET /events, the rebuild with percent and bytes
     const seen = events.progress(job.id);
@@ -190,9 +201,9 @@ describe('replace a failed disk, upgrade parity, replace again (real snapraid on
     extra.push(blank);
     const { job } = await replace('/mnt/disk3', blank.device);
     expect([job.state, job.error], JSON.stringify(job)).toEqual(['succeeded', null]);
-    expect(differences(disk3, await snapshot(lab.real('/mnt/disk3'), { withXattrs: true }), { dirModes: true })).toEqual(
-      [],
-    );
+    expect(
+      differences(disk3, await snapshot(lab.real('/mnt/disk3'), { withXattrs: true }), { dirModes: true }),
+    ).toEqual([]);
     expect(differences(poolTree, await snapshot(pool()))).toEqual([]);
     const check = await snapraid('check');
     expect(check.code, check.out).toBe(0);

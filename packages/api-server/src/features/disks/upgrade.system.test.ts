@@ -13,7 +13,14 @@ import type { LoopDisk } from '@appliance/lab';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLabArray, eventually, type LabArray, waitJob } from '../../testing/lab-array.ts';
 import { loop } from './test-support/lab.ts';
-import { differences, type Entry, followEvents, snapshot, writeSpecials, writeTree } from './test-support/tree.ts';
+import {
+  differences,
+  type Entry,
+  followEvents,
+  snapshot,
+  writeSpecials,
+  writeTree,
+} from './test-support/tree.ts';
 
 const run = promisify(execFile);
 const MiB = 1024 * 1024;
@@ -113,7 +120,9 @@ describe('upgrade a data disk 1 GiB → 2 GiB while the pool serves it', () => {
     expect(seen.some((e) => e['phase'] === 'copy' && typeof e['bytesDone'] === 'number')).toBe(true);
 
     // same hashes, owners, modes, times, links and xattrs on the new disk; the pool as before (plus the new file)
-    expect(differences(before, await snapshot(lab.real('/mnt/disk1'), { withXattrs: true }), { dirModes: true })).toEqual([]);
+    expect(
+      differences(before, await snapshot(lab.real('/mnt/disk1'), { withXattrs: true }), { dirModes: true }),
+    ).toEqual([]);
     const poolAfter = await snapshot(pool());
     poolAfter.delete('written-during-copy.txt');
     expect(differences(poolBefore, poolAfter)).toEqual([]);

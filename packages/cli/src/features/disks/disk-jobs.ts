@@ -36,13 +36,18 @@ export function planText(plan: Plan): string {
   if (plan.newMountpoint !== null) rows.push(['new mountpoint', plan.newMountpoint]);
   if (replace) rows.push(['rebuild', plan.rebuildCommand ?? null]);
   rows.push(
-    ['reads', `${iec(plan.estimate.bytesToCopy)} ×${plan.estimate.passes}, about ${Math.ceil(plan.estimate.seconds / 60)} min`],
+    [
+      'reads',
+      `${iec(plan.estimate.bytesToCopy)} ×${plan.estimate.passes}, about ${Math.ceil(plan.estimate.seconds / 60)} min`,
+    ],
     ['confirmation', plan.confirmation],
   );
   return (
     fields(rows) +
     `Steps:\n${plan.steps.map((s, i) => `  ${i + 1}. ${s}\n`).join('')}` +
-    (plan.warnings.length ? `Warnings:\n${plan.warnings.map((w) => `  ${w.code}: ${w.message}\n`).join('')}` : '')
+    (plan.warnings.length
+      ? `Warnings:\n${plan.warnings.map((w) => `  ${w.code}: ${w.message}\n`).join('')}`
+      : '')
   );
 }
 
@@ -65,7 +70,8 @@ export function outcomeText(job: Job): string {
   };
   let text = `${r.message ?? `The ${job.type} job succeeded.`}\n`;
   if (r.permissions && !r.permissions.restored)
-    text += 'Owners and permissions were not restored: no saved metadata for this disk (it is saved after each sync).\n';
+    text +=
+      'Owners and permissions were not restored: no saved metadata for this disk (it is saved after each sync).\n';
   if (r.unrecoverable?.length)
     text += `Could not be rebuilt:\n${r.unrecoverable.map((f) => `  ${f}\n`).join('')}`;
   if (r.changedSinceLastSync?.length)
@@ -75,7 +81,8 @@ export function outcomeText(job: Job): string {
 
 async function runDiskJob(ctx: Ctx, kind: 'upgrade' | 'replace', o: Options): Promise<void> {
   const filesystem = oneOf('--filesystem', o.filesystem, FILESYSTEMS);
-  if (!/^\/dev\//.test(o.device)) throw new UsageError(`--device takes a disk such as /dev/sdz, not "${o.device}"`);
+  if (!/^\/dev\//.test(o.device))
+    throw new UsageError(`--device takes a disk such as /dev/sdz, not "${o.device}"`);
   const planBody = { mountpoint: o.mountpoint, device: o.device, ...(filesystem ? { filesystem } : {}) };
   const plan: Plan =
     kind === 'upgrade'
@@ -99,13 +106,18 @@ async function runDiskJob(ctx: Ctx, kind: 'upgrade' | 'replace', o: Options): Pr
   const start = async (): Promise<Job> => {
     const accepted =
       kind === 'upgrade'
-        ? await ctx.client.post('/disks/array/upgrade', { body: { ...body, newMountpoint: plan.newMountpoint } })
+        ? await ctx.client.post('/disks/array/upgrade', {
+            body: { ...body, newMountpoint: plan.newMountpoint },
+          })
         : await ctx.client.post('/disks/array/replace', { body });
     return ctx.client.get('/jobs/{id}', { params: { id: accepted.jobId } });
   };
   if (!o.wait) {
     const job = await start();
-    return ctx.out(job, () => `Started the disk ${kind}: job ${job.id} (appliance jobs show ${job.id} --follow).\n`);
+    return ctx.out(
+      job,
+      () => `Started the disk ${kind}: job ${job.id} (appliance jobs show ${job.id} --follow).\n`,
+    );
   }
   const job = await followJob(ctx, { what: `the disk ${kind}`, start });
   ctx.out(job, () => (job.state === 'succeeded' ? outcomeText(job) : jobText(job)));
@@ -154,7 +166,9 @@ export function registerDiskJobs(array: Command, app: App): void {
     )
     .action(app.action<Options>((ctx, o) => runDiskJob(ctx, 'replace', o)));
 
-  slotOptions(array.command('replace-plan').description('preview replacing a failed disk (changes nothing)')).action(
+  slotOptions(
+    array.command('replace-plan').description('preview replacing a failed disk (changes nothing)'),
+  ).action(
     app.action<Options>(async (ctx, o) => {
       const filesystem = oneOf('--filesystem', o.filesystem, FILESYSTEMS);
       const plan = await ctx.client.post('/disks/array/replace/plan', {

@@ -37,7 +37,12 @@ const MODES = [0o644, 0o600, 0o640, 0o755, 0o444] as const;
  * Writes `count` files of random sizes (up to `maxBytes`) through `dir` (the pool: they spread over
  * the disks), nested three levels, with varied owners and modes; returns their relative paths.
  */
-export async function writeTree(dir: string, count: number, maxBytes: number, prefix = 't'): Promise<string[]> {
+export async function writeTree(
+  dir: string,
+  count: number,
+  maxBytes: number,
+  prefix = 't',
+): Promise<string[]> {
   const out: string[] = [];
   for (let i = 0; i < count; i++) {
     const rel = path.join(`${prefix}${i % 5}`, `lvl${i % 4}`, `deep${i % 3}`, `file-${i}.bin`);
