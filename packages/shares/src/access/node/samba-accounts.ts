@@ -1,7 +1,8 @@
 /**
  * The Samba/Unix account adapter (08 §4.2): a share user is a Unix account without a home or shell
  * (so Samba can map it) plus a Samba password in the tdbsam database. The name is the lowercase
- * username. Not wired in a sandbox: the server wires it only on a real host.
+ * username. The server wires it on a real host, and in a sandbox that runs its own smbd
+ * (`samba.sandbox`: the passdb is the sandbox's, through `smbConf`); never in any other sandbox.
  */
 import fs from 'node:fs/promises';
 import type { CommandRunner } from '@appliance/common';
@@ -73,8 +74,16 @@ export function createSambaAccounts(options: SambaAccountsOptions): SambaAccount
         const absent = /Failed to find entry for user/i.test(r.stdout + r.stderr);
         if (r.exitCode !== 0 && !absent)
           throw new Error(`smbpasswd -x exited ${r.exitCode}: ${r.stderr.trim()}`);
-        if (await passwdHasUser(options.passwdFile, name)) {
-          const d = await runner.run('userdel', [name], TIMEOUT);
+        const uid = await passwdUid(options.passwdFile, name);
+        if (uid !== null) {
+          let d = await runner.run('userdel', [name], TIMEOUT);
+          if (d.exitCode === USERDEL_IN_USE) {
+            // The user's open SMB connections: smbd serves each one in a process running as the
+            // user. The Samba entry is gone, so they cannot come back; end them, then delete.
+            const ended = await endSmbdProcessesOf(uid);
+            log(`ended ${ended} smbd connection process(es) of ${name} before deleting the account`);
+            d = await runner.run('userdel', [name], TIMEOUT);
+          }
           if (d.exitCode !== 0) throw new Error(`userdel exited ${d.exitCode}: ${d.stderr.trim()}`);
         }
       } catch (err) {
@@ -87,6 +96,57 @@ export function createSambaAccounts(options: SambaAccountsOptions): SambaAccount
 
 /** Whether the passwd database has an account of this exact name. */
 export async function passwdHasUser(passwdFile: string, name: string): Promise<boolean> {
+  return (await passwdUid(passwdFile, name)) !== null;
+}
+
+/** The uid of the account of this exact name, or null. */
+export async function passwdUid(passwdFile: string, name: string): Promise<number | null> {
   const text = await fs.readFile(passwdFile, 'utf8');
-  return text.split('\n').some((line) => line.split(':', 1)[0] === name);
+  const fields = text
+    .split('\n')
+    .map((line) => line.split(':'))
+    .find((f) => f[0] === name);
+  return fields && /^\d+$/.test(fields[2] ?? '') ? Number(fields[2]) : null;
+}
+
+/** userdel's exit status for "user is currently used by process" (shadow-utils). */
+const USERDEL_IN_USE = 8;
+
+/**
+ * SIGTERM to every smbd process whose real, effective, saved or filesystem uid is `uid` (the
+ * processes userdel finds), SIGKILL to those left after 5 s. Other programs are never signalled.
+ */
+export async function endSmbdProcessesOf(uid: number): Promise<number> {
+  const victims = await smbdProcessesOf(uid);
+  for (const pid of victims) signal(pid, 'SIGTERM');
+  const end = Date.now() + 5_000;
+  while ((await smbdProcessesOf(uid)).length > 0 && Date.now() < end)
+    await new Promise((r) => setTimeout(r, 50));
+  for (const pid of await smbdProcessesOf(uid)) signal(pid, 'SIGKILL');
+  return victims.length;
+}
+
+async function smbdProcessesOf(uid: number): Promise<number[]> {
+  const out: number[] = [];
+  for (const name of await fs.readdir('/proc').catch(() => [] as string[])) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const exe = await fs.readlink(`/proc/${name}/exe`);
+      if (!/\/smbd( \(deleted\))?$/.test(exe)) continue;
+      const status = await fs.readFile(`/proc/${name}/status`, 'utf8');
+      const uids = /^Uid:\s+(.*)$/m.exec(status)?.[1]?.split(/\s+/).map(Number) ?? [];
+      if (uids.includes(uid)) out.push(Number(name));
+    } catch {
+      // exited meanwhile, or a kernel thread
+    }
+  }
+  return out;
+}
+
+function signal(pid: number, sig: NodeJS.Signals): void {
+  try {
+    process.kill(pid, sig);
+  } catch {
+    // already gone
+  }
 }
