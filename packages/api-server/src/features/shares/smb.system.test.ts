@@ -82,6 +82,11 @@ function hostSambaState(): string {
   return lines.join('\n');
 }
 
+/** The gid of the machine's `users` group (the group of every share account). */
+async function usersGid(): Promise<number> {
+  return Number((await run('getent', ['group', 'users'])).stdout.split(':')[2]);
+}
+
 async function unixUid(name: string): Promise<number | null> {
   const r = await run('getent', ['passwd', name]).catch(() => null);
   return r ? Number(r.stdout.split(':')[2]) : null;
@@ -176,7 +181,7 @@ describe('shares over SMB: a sandboxed smbd serves what the API grants, and noth
     for (const share of ['media', 'photos']) {
       const file = real(`/mnt/disk1/${share}/seed.txt`);
       fs.writeFileSync(file, `the ${share} seed\n`);
-      fs.chownSync(file, 0, 100);
+      fs.chownSync(file, 0, await usersGid());
       fs.chmodSync(file, 0o664);
     }
     fs.writeFileSync(path.join(work, 'upload.txt'), 'written over SMB\n');
@@ -298,7 +303,7 @@ describe('shares over SMB: a sandboxed smbd serves what the API grants, and noth
     expect(where).toMatch(/^\/mnt\/disk[12]\/media\/w-alice-media\.txt$/);
     const st = fs.statSync(real(where!));
     expect(st.uid).toBe(await unixUid(user.alice.username));
-    expect(st.gid).toBe(100); // users: the group of every share account
+    expect(st.gid).toBe(await usersGid()); // users: the group of every share account
     expect(st.mode & 0o777).toBe(0o664); // create mask
     expect(fs.readFileSync(real(where!), 'utf8')).toBe('written over SMB\n');
     // the accounts are the sandbox's: its passdb lists the three users; the host's Samba is untouched
