@@ -93,12 +93,20 @@ async function sandboxRoot(parent = work): Promise<{ root: string; layout: Samba
   return { root, layout };
 }
 
-function smbd(layout: SambaSandboxLayout, root: string, onStarted?: (pid: number) => void): SandboxSmbd {
+function smbd(
+  layout: SambaSandboxLayout,
+  root: string,
+  onStarted?: (pid: number) => void,
+  logs: string[] = [],
+  restartDelayMs: (n: number) => number = () => 100,
+): SandboxSmbd {
   const s = createSandboxSmbd({
     runner: createCommandRunner(),
     layout,
     root,
     ...(onStarted ? { onStarted } : {}),
+    restartDelayMs,
+    log: (_level, message) => logs.push(message),
   });
   started.push(s);
   return s;
@@ -209,6 +217,39 @@ describe('createSandboxSmbd (real smbd)', () => {
     expect(s.pid()).toBe(starts[1]);
     expect(await accepts(layout.port)).toBe(true);
     await s.stop();
+    expect(processesUsing(layout.smbConf)).toEqual([]);
+  });
+
+  it('tries again when a restart fails (the port taken meanwhile), and stop() ends the retries', async () => {
+    const { root, layout } = await sandboxRoot();
+    const starts: number[] = [];
+    const logs: string[] = [];
+    // the first restart waits long enough for the port to be taken; the next ones 100 ms
+    const s = smbd(
+      layout,
+      root,
+      (pid) => starts.push(pid),
+      logs,
+      (n) => (n === 1 ? 1_000 : 100),
+    );
+    const blocker = net.createServer();
+    const first = await s.start();
+    process.kill(first, 'SIGKILL');
+    // the port is taken before the restart: that restart fails and is tried again
+    await waitFor('the port to be free', async () => !(await accepts(layout.port)));
+    await new Promise<void>((r) => blocker.listen(layout.port, '127.0.0.1', () => r()));
+    await waitFor('a failed restart', () => logs.includes('restarting the sandboxed smbd failed'));
+    expect(starts).toHaveLength(1);
+    await new Promise((r) => blocker.close(r));
+    await waitFor('the next restart', () => starts.length === 2);
+    expect(await accepts(layout.port)).toBe(true);
+    // killed again and stopped before its restart: nothing comes back
+    const exits = logs.filter((m) => m.includes('exited; starting it again')).length;
+    process.kill(starts[1]!, 'SIGKILL');
+    await waitFor('the exit noticed', () => logs.filter((m) => m.includes('exited')).length > exits);
+    await s.stop();
+    await new Promise((r) => setTimeout(r, 1_500)); // longer than any restart delay of this test
+    expect(starts).toHaveLength(2);
     expect(processesUsing(layout.smbConf)).toEqual([]);
   });
 

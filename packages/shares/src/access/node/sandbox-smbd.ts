@@ -26,6 +26,8 @@ export interface SandboxSmbdOptions {
   onStarted?: (pid: number) => void;
   /** Default 20 s. */
   readyTimeoutMs?: number;
+  /** Wait before the n-th restart in a row (n ≥ 1); default 1 s doubling up to a minute. */
+  restartDelayMs?: (n: number) => number;
   log?: (level: 'info' | 'error', message: string, fields?: Record<string, unknown>) => void;
 }
 
@@ -47,16 +49,34 @@ export interface SandboxSmbd {
 const FOREVER_MS = 2_147_483_647;
 const STOP_GRACE_MS = 10_000;
 const MAX_RESTART_DELAY_MS = 60_000;
+const defaultRestartDelay = (n: number): number => Math.min(MAX_RESTART_DELAY_MS, 1000 * 2 ** (n - 1));
 
 export function createSandboxSmbd(options: SandboxSmbdOptions): SandboxSmbd {
   const { layout, runner } = options;
   const log = options.log ?? (() => undefined);
   let current: { pid: number; exited: Promise<CommandResult | Error> } | null = null;
+  let launching: Promise<number> | null = null;
   let stopping = false;
   let restartTimer: NodeJS.Timeout | null = null;
   let failures = 0;
 
-  const launch = async (): Promise<number> => {
+  /** After an unexpected exit or a failed restart: try again later, backing off up to a minute. */
+  const scheduleRestart = (message: string, fields: Record<string, unknown>): void => {
+    if (stopping) return;
+    failures += 1;
+    const delay = (options.restartDelayMs ?? defaultRestartDelay)(failures);
+    log('error', message, { ...fields, retryInMs: delay, logs: layout.dirs.log });
+    restartTimer = setTimeout(() => {
+      restartTimer = null;
+      if (stopping) return;
+      launch().catch((err: unknown) =>
+        scheduleRestart('restarting the sandboxed smbd failed', { error: String(err) }),
+      );
+    }, delay);
+    restartTimer.unref();
+  };
+
+  const launchOnce = async (): Promise<number> => {
     await assertPortFree(layout.port);
     const exited = runner
       .run(
@@ -79,6 +99,7 @@ export function createSandboxSmbd(options: SandboxSmbdOptions): SandboxSmbd {
     let pid: number;
     try {
       pid = await waitReady(layout, exited, options.readyTimeoutMs ?? 20_000);
+      if (stopping) throw new Error('the sandboxed smbd was stopped while it started');
     } catch (err) {
       const pidNow = await smbdPid(layout.pidFile);
       if (pidNow !== null && (await isOurs(pidNow, layout.smbConf)))
@@ -90,27 +111,23 @@ export function createSandboxSmbd(options: SandboxSmbdOptions): SandboxSmbd {
     void exited.then((result) => {
       if (current?.pid !== pid) return;
       current = null;
-      if (stopping) return;
       if (Date.now() - startedAt > 60_000) failures = 0;
-      failures += 1;
-      const delay = Math.min(MAX_RESTART_DELAY_MS, 1000 * 2 ** (failures - 1));
-      log('error', 'the sandboxed smbd exited; starting it again', {
-        pid,
-        ...describeExit(result),
-        retryInMs: delay,
-        logs: layout.dirs.log,
-      });
-      restartTimer = setTimeout(() => {
-        restartTimer = null;
-        launch().catch((err: unknown) =>
-          log('error', 'restarting the sandboxed smbd failed', { error: String(err) }),
-        );
-      }, delay);
-      restartTimer.unref();
+      scheduleRestart('the sandboxed smbd exited; starting it again', { pid, ...describeExit(result) });
     });
     log('info', 'sandboxed smbd listening', { pid, port: layout.port, smbConf: layout.smbConf });
     options.onStarted?.(pid);
     return pid;
+  };
+
+  /** One start at a time; `stop` waits for a start in progress. */
+  const launch = (): Promise<number> => {
+    const run = launchOnce();
+    launching = run;
+    const clear = () => {
+      if (launching === run) launching = null;
+    };
+    run.then(clear, clear);
+    return run;
   };
 
   const prepare = async (): Promise<void> => {
@@ -123,6 +140,7 @@ export function createSandboxSmbd(options: SandboxSmbdOptions): SandboxSmbd {
     prepare,
     async start() {
       stopping = false;
+      failures = 0;
       await prepare();
       // A sandbox smbd left by an earlier run of this root (it cannot outlive its service, but a
       // second service on the same root could have started one): stop it, never share it.
@@ -137,6 +155,7 @@ export function createSandboxSmbd(options: SandboxSmbdOptions): SandboxSmbd {
       stopping = true;
       if (restartTimer) clearTimeout(restartTimer);
       restartTimer = null;
+      if (launching) await launching.catch(() => undefined);
       const running = current;
       current = null;
       if (running) await terminate(running.pid, layout.smbConf, running.exited);
