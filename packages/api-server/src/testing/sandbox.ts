@@ -79,6 +79,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     tlsKey: null,
     socket,
     lab: { enabled: options.lab ?? false, imageDir: null },
+    samba: { sandbox: false, port: 4450 },
     logLevel: 'info',
     toolPath: HOST_PATH,
     ...options.config,
