@@ -8,7 +8,10 @@ import { type ArraySlot, isMountedAt } from '@appliance/array-planner';
 import { AppError, isoMillis } from '@appliance/common';
 import {
   createSnapraid,
+  type DiffCounts,
   decideSync,
+  diffCounts,
+  diffOf,
   parityEvents,
   type RaisedEvent,
   type RunHandlers,
@@ -138,14 +141,7 @@ export function syncJob(ctx: AppContext) {
         blockedSince: state.blockedSince ? new Date(state.blockedSince) : null,
         now,
       });
-      const counts = {
-        added: diff.added,
-        removed: diff.removed,
-        updated: diff.updated,
-        moved: diff.moved,
-        copied: diff.copied,
-        restored: diff.restored,
-      };
+      const counts = diffCounts(diff);
       if (!decision.proceed) {
         const blockedSince = state.blockedSince ?? isoMillis(now);
         await ctx.writes.run((db) => updateParityState(db, { blockedSince }));
@@ -182,16 +178,7 @@ export function syncJob(ctx: AppContext) {
         updateParityState(db, {
           blockedSince: null,
           lastDiff: {
-            ...diff,
-            equal: diff.equal + diff.added + diff.updated,
-            added: 0,
-            removed: 0,
-            updated: 0,
-            moved: 0,
-            copied: 0,
-            restored: 0,
-            paths: { added: [], removed: [], updated: [], moved: [], copied: [] },
-            changes: false,
+            ...diffOf({ equal: diff.equal + diff.added + diff.updated }),
             at: synced,
             jobId: job.id,
           },
@@ -208,25 +195,10 @@ export function syncJob(ctx: AppContext) {
     },
     async after(view: JobView) {
       if (view.state === 'succeeded') {
-        const r = view.result as { changes: Record<string, number>; bytes: number; seconds: number };
-        const d = r.changes;
+        const r = view.result as { changes: DiffCounts; bytes: number; seconds: number };
         await raise(
           ctx,
-          parityEvents.syncSucceeded({
-            diff: {
-              equal: 0,
-              added: d['added'] ?? 0,
-              removed: d['removed'] ?? 0,
-              updated: d['updated'] ?? 0,
-              moved: d['moved'] ?? 0,
-              copied: d['copied'] ?? 0,
-              restored: d['restored'] ?? 0,
-              paths: { added: [], removed: [], updated: [], moved: [], copied: [] },
-              changes: true,
-            },
-            bytes: r.bytes,
-            seconds: r.seconds,
-          }),
+          parityEvents.syncSucceeded({ diff: diffOf(r.changes), bytes: r.bytes, seconds: r.seconds }),
         );
       } else if (view.state === 'failed' && view.error?.code !== 'array_degraded') {
         const reason =
