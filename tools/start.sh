@@ -2,7 +2,15 @@
 # README command one: install what is needed, build, and start the service on the embedded default:
 # SQLite in a sandbox directory (./.sandbox, or $APPLIANCE_SANDBOX), plain HTTP on 127.0.0.1:8008
 # (or $APPLIANCE_LISTEN) and the Unix socket inside the sandbox.
+# --smb: the service also runs its own smbd for the sandbox on 127.0.0.1:4450 (or
+# $APPLIANCE_SAMBA_PORT), every Samba file under the sandbox (docs/configuration.md, samba.sandbox).
+# Other arguments go to `appliance serve`.
 set -euo pipefail
+args=()
+smb=0
+for arg in "$@"; do
+  if [ "$arg" = "--smb" ]; then smb=1; else args+=("$arg"); fi
+done
 export TURBO_TELEMETRY_DISABLED=1 DO_NOT_TRACK=1
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 . tools/provision.sh
@@ -29,4 +37,14 @@ cat >&2 <<TXT
   API reference: http://$LISTEN/api/v1/docs
 
 TXT
-exec packages/api-server/bin/appliance-server --root "$SANDBOX" --listen "$LISTEN" "$@"
+if [ "$smb" = 1 ]; then
+  export APPLIANCE_SAMBA_SANDBOX=1 APPLIANCE_SAMBA_PORT="${APPLIANCE_SAMBA_PORT:-4450}"
+  cat >&2 <<TXT
+  SMB: the sandbox's own smbd on 127.0.0.1:$APPLIANCE_SAMBA_PORT (needs root and Debian's samba).
+  Every user given a password gets a Unix account on this machine (no home, no login shell),
+  removed with the user. After creating users, a share and its access:
+    smbclient //127.0.0.1/SHARE -p $APPLIANCE_SAMBA_PORT -U USER
+
+TXT
+fi
+exec packages/api-server/bin/appliance-server --root "$SANDBOX" --listen "$LISTEN" ${args[@]+"${args[@]}"}

@@ -4,6 +4,9 @@ import TOML from '@iarna/toml';
 import * as v from 'valibot';
 import { HOST_PATH, LOGICAL } from '@appliance/common';
 
+/** The sandboxed smbd's default port (`DEFAULT_SANDBOX_SMB_PORT` of @appliance/shares). */
+const DEFAULT_SANDBOX_SMB_PORT = 4450;
+
 /**
  * Configuration: the TOML file, then APPLIANCE_* variables, then command-line flags (each later
  * source wins). See docs/configuration.md for every key.
@@ -23,6 +26,12 @@ export interface Config {
   /** Real path of the Unix socket. */
   socket: string;
   lab: { enabled: boolean; imageDir: string | null };
+  /**
+   * `sandbox`: with a root prefix, the service runs its own smbd on 127.0.0.1:`port` with every Samba
+   * directory under the root, and manages its Samba accounts (issue 24). Off: the real host's smbd
+   * (no root prefix), or no Samba at all (a sandbox).
+   */
+  samba: { sandbox: boolean; port: number };
   logLevel: 'info' | 'warn' | 'error' | 'silent';
   /**
    * Where every host command is looked up and what its PATH is (09): `/usr/sbin:/usr/bin:/sbin:/bin`
@@ -57,6 +66,12 @@ const FileSchema = v.strictObject({
     }),
   ),
   lab: v.optional(v.strictObject({ enabled: v.optional(v.boolean()), imageDir: v.optional(v.string()) })),
+  samba: v.optional(
+    v.strictObject({
+      sandbox: v.optional(v.boolean()),
+      port: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(65535))),
+    }),
+  ),
   log: v.optional(v.strictObject({ level: v.optional(v.picklist(['info', 'warn', 'error', 'silent'])) })),
   tools: v.optional(v.strictObject({ path: v.optional(v.string()) })),
 });
@@ -116,6 +131,7 @@ export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = pro
     flags.socket ?? env['APPLIANCE_SOCKET'] ?? file.server?.socket ?? path.join(root || '/', LOGICAL.socket);
   const labEnabled = flags.lab ?? bool(env['APPLIANCE_LAB_ENABLED']) ?? file.lab?.enabled ?? false;
   const imageDir = env['APPLIANCE_LAB_IMAGE_DIR'] ?? file.lab?.imageDir ?? null;
+  const samba = sambaConfig(root, hostRoot, env, file.samba);
   const logLevel =
     (env['APPLIANCE_LOG_LEVEL'] as Config['logLevel'] | undefined) ?? file.log?.level ?? 'info';
   return {
@@ -128,6 +144,7 @@ export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = pro
     tlsKey: env['APPLIANCE_TLS_KEY'] ?? file.server?.tlsKey ?? null,
     socket,
     lab: { enabled: labEnabled, imageDir },
+    samba,
     logLevel,
     toolPath: parseToolPath(env['APPLIANCE_TOOL_PATH'] ?? file.tools?.path ?? HOST_PATH),
   };
@@ -141,6 +158,33 @@ export function parseToolPath(value: string): string {
       `The tool path must be absolute directories joined by ":" (e.g. ${HOST_PATH}), got ${JSON.stringify(value)}.`,
     );
   return value;
+}
+
+function sambaConfig(
+  root: string,
+  hostRoot: string,
+  env: NodeJS.ProcessEnv,
+  file: { sandbox?: boolean | undefined; port?: number | undefined } | undefined,
+): Config['samba'] {
+  const sandbox = bool(env['APPLIANCE_SAMBA_SANDBOX']) ?? file?.sandbox ?? false;
+  const portText = env['APPLIANCE_SAMBA_PORT'];
+  let port = file?.port ?? DEFAULT_SANDBOX_SMB_PORT;
+  if (portText !== undefined) {
+    port = /^\d{1,5}$/.test(portText) ? Number(portText) : Number.NaN;
+    if (!(port >= 1 && port <= 65535))
+      throw new ConfigError(
+        `APPLIANCE_SAMBA_PORT must be a port number from 1 to 65535, got ${JSON.stringify(portText)}.`,
+      );
+  }
+  if (sandbox && root === '')
+    throw new ConfigError(
+      'samba.sandbox needs a root prefix (--root): on the real host the system smbd serves the shares.',
+    );
+  if (sandbox && hostRoot !== '')
+    throw new ConfigError(
+      "samba.sandbox creates real Unix accounts for the share users, so it reads the machine's own passwd database: leave hostRoot empty.",
+    );
+  return { sandbox, port };
 }
 
 function normalizeRoot(root: string): string {

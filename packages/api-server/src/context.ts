@@ -54,7 +54,7 @@ export interface Hooks {
   reloadSamba?: () => void;
   /** Whether a share data delete runs for this share (set by the share-data feature). */
   shareDataDeleteRunning: (shareName: string) => boolean;
-  /** Samba/Unix account adapter (set when wired; absent in a sandbox). */
+  /** Samba/Unix account adapter (real host, or `samba.sandbox`; absent in any other sandbox). */
   sambaAccounts?: {
     setPassword(username: string, password: string): Promise<void>;
     remove(username: string): Promise<void>;

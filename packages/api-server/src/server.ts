@@ -128,8 +128,10 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const hooks: Hooks = {
     regenerateSamba: async () => undefined,
     shareDataDeleteRunning: () => false,
-    // Unix and Samba accounts only on the real host: a sandbox never touches the host's users.
-    ...(config.root === ''
+    // Unix and Samba accounts on the real host, and in a sandbox that runs its own smbd
+    // (samba.sandbox: the Samba accounts go to the sandbox's passdb through its smb.conf; the file
+    // owner is a real Unix account). Any other sandbox never touches the host's users.
+    ...(config.root === '' || config.samba.sandbox
       ? {
           sambaAccounts: createSambaAccounts({
             runner,

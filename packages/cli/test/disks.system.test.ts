@@ -254,9 +254,11 @@ describe('shares delete-data', () => {
       await new Promise((x) => setTimeout(x, 200));
     expect(fs.readdirSync(branch())).toEqual([]);
     const audit = await cli(['audit', '--limit', '1', '--json']);
+    // each poll starts the CLI (a second or more on a loaded machine): poll for long enough
     await expect
       .poll(
         async () => JSON.parse((await cli(['audit', '--limit', '1', '--json'])).stdout).entries[0].operation,
+        { timeout: 60_000, interval: 200 },
       )
       .toBe('share_data.delete');
     expect(audit.code).toBe(0);

@@ -94,7 +94,10 @@ export const DEBIAN_PACKAGE: Record<string, string> = {
   restic: 'restic',
   upsc: 'nut-client',
   smbd: 'samba',
+  smbstatus: 'samba',
   smbcontrol: 'samba-common-bin',
+  setpriv: 'util-linux',
+  stdbuf: 'coreutils',
   pdbedit: 'samba-common-bin',
   smbclient: 'smbclient',
   systemctl: 'systemd',
@@ -106,7 +109,6 @@ export const DEBIAN_PACKAGE: Record<string, string> = {
   setfattr: 'attr',
   getfacl: 'acl',
   setfacl: 'acl',
-  setpriv: 'util-linux',
 };
 
 export const missingTool = (command: string): AppError => {

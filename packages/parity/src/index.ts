@@ -6,7 +6,15 @@ export {
   parseLogLine,
   unescapeField,
 } from './core/log.ts';
-export { DIFF_PATH_LIMIT, DiffCollector, type DiffSummary, summarizeDiff } from './core/diff.ts';
+export {
+  DIFF_PATH_LIMIT,
+  DiffCollector,
+  type DiffCounts,
+  type DiffSummary,
+  diffCounts,
+  diffOf,
+  summarizeDiff,
+} from './core/diff.ts';
 export { type GuardDecision, type GuardThresholds, decideSync } from './core/guard.ts';
 export { type Progress, ProgressTracker } from './core/progress.ts';
 export { type DamagedFile, ScrubCollector, type ScrubFindings } from './core/scrub.ts';

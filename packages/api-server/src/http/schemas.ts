@@ -15,9 +15,9 @@ export const ErrorBody = v.object({
   details: v.optional(v.record(v.string(), v.unknown())),
 });
 
-/** `?limit=1..500 (default 100)&before=<id>` pagination of audit and alerts. */
-export const PageQuery = v.strictObject({
-  limit: v.optional(
+/** `?limit=1..500` of a listing, `fallback` when absent. */
+export const PageLimit = (fallback: string) =>
+  v.optional(
     v.pipe(
       v.string(),
       v.regex(/^\d{1,3}$/, 'must be a whole number from 1 to 500'),
@@ -25,8 +25,12 @@ export const PageQuery = v.strictObject({
       v.minValue(1),
       v.maxValue(500),
     ),
-    '100',
-  ),
+    fallback,
+  );
+
+/** `?limit=1..500 (default 100)&before=<id>` pagination of audit and alerts. */
+export const PageQuery = v.strictObject({
+  limit: PageLimit('100'),
   before: v.optional(v.pipe(v.string(), v.regex(/^\d{1,15}$/, 'must be an id'), v.transform(Number))),
 });
 

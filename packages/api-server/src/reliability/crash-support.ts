@@ -142,7 +142,10 @@ export async function call<T = any>(
   body?: unknown,
   headers: Record<string, string> = {},
 ): Promise<Answer<T>> {
-  const h: Record<string, string> = { ...headers };
+  // A connection of its own: a request sent on a kept-alive socket just as the server's idle timeout
+  // (5 s) closes it fails with "other side closed" before the server ever sees it (the setup of a
+  // crash case can take that long between two requests on a loaded machine).
+  const h: Record<string, string> = { connection: 'close', ...headers };
   if (token) h['authorization'] = `Bearer ${token}`;
   if (body !== undefined) h['content-type'] = 'application/json';
   const res = await fetch(`${url}/api/v1${apiPath}`, {

@@ -79,6 +79,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     tlsKey: null,
     socket,
     lab: { enabled: options.lab ?? false, imageDir: null },
+    samba: { sandbox: false, port: 4450 },
     logLevel: 'info',
     toolPath: HOST_PATH,
     ...options.config,
@@ -96,7 +97,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     body?: unknown,
     o: CallOptions = {},
   ): Promise<ApiResponse<T>> => {
-    const headers: Record<string, string> = { ...o.headers };
+    // A connection per call: a request sent on a kept-alive socket just as the server's idle timeout
+    // closes it fails before the server sees it (tests pause longer than 5 s between calls).
+    const headers: Record<string, string> = { connection: 'close', ...o.headers };
     const token = o.token === undefined ? sandbox.token : o.token;
     if (token) headers['authorization'] ??= `Bearer ${token}`;
     let payload: string | Uint8Array | undefined;

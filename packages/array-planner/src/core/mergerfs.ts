@@ -25,6 +25,8 @@ export function poolBranches<T extends { role: SlotRole; roleIndex: number }>(me
 /**
  * The mergerfs option string. Deliberately free of `nofail`/`defaults`: Debian 12's mergerfs
  * 2.33.5 (libfuse 2 helper) refuses `nofail` with "fuse: unknown option `nofail'".
+ * `allow_other`: smbd opens a share as its user, and FUSE refuses every user but the one that
+ * mounted the pool (root) without it (Debian 12's mergerfs does not add it by itself).
  */
 export function mergerfsOptions(pool: { createPolicy: string; minFreeSpaceMiB: number }): string {
   return [
@@ -33,5 +35,6 @@ export function mergerfsOptions(pool: { createPolicy: string; minFreeSpaceMiB: n
     'moveonenospc=true',
     'dropcacheonclose=true',
     'fsname=appliance-pool',
+    'allow_other',
   ].join(',');
 }

@@ -137,7 +137,7 @@ Before=umount.target
 What=/mnt/cache:/mnt/disk1:/mnt/disk2
 Where=/mnt/user
 Type=fuse.mergerfs
-Options=category.create=mfs,minfreespace=4096M,moveonenospc=true,dropcacheonclose=true,fsname=appliance-pool
+Options=category.create=mfs,minfreespace=4096M,moveonenospc=true,dropcacheonclose=true,fsname=appliance-pool,allow_other
 
 [Install]
 WantedBy=local-fs.target

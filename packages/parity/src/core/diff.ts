@@ -84,6 +84,28 @@ export class DiffCollector {
   }
 }
 
+export type DiffCounts = Pick<DiffSummary, 'added' | 'removed' | 'updated' | 'moved' | 'copied' | 'restored'>;
+
+/** The change counts of a diff (what a job result and the status report). */
+export const diffCounts = (d: DiffCounts): DiffCounts => ({
+  added: d.added,
+  removed: d.removed,
+  updated: d.updated,
+  moved: d.moved,
+  copied: d.copied,
+  restored: d.restored,
+});
+
+/** A diff with these counts and no paths (`equal` files unchanged). */
+export function diffOf(counts: Partial<DiffCounts> & { equal?: number } = {}): DiffSummary {
+  const c = { equal: 0, added: 0, removed: 0, updated: 0, moved: 0, copied: 0, restored: 0, ...counts };
+  return {
+    ...c,
+    paths: { added: [], removed: [], updated: [], moved: [], copied: [] },
+    changes: c.added + c.removed + c.updated + c.moved + c.copied + c.restored > 0,
+  };
+}
+
 /** The diff of a list of records (pure convenience over `DiffCollector`). */
 export function summarizeDiff(records: Iterable<LogRecord>, limit = DIFF_PATH_LIMIT): DiffSummary {
   const c = new DiffCollector(limit);

@@ -1,20 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { DiffSummary } from './diff.ts';
+import { type DiffSummary, diffOf } from './diff.ts';
 import { decideSync } from './guard.ts';
 import { DEFAULT_PARITY_SETTINGS } from './settings.ts';
 
-const diff = (o: Partial<DiffSummary>): DiffSummary => ({
-  equal: 0,
-  added: 0,
-  removed: 0,
-  updated: 0,
-  moved: 0,
-  copied: 0,
-  restored: 0,
-  paths: { added: [], removed: [], updated: [], moved: [], copied: [] },
-  changes: true,
-  ...o,
-});
+const diff = (o: Partial<DiffSummary>): DiffSummary => ({ ...diffOf({ added: 1 }), ...o });
 const now = new Date('2026-11-25T03:00:00Z');
 const t = DEFAULT_PARITY_SETTINGS;
 

@@ -12,3 +12,6 @@ export * from './node/smb-regenerator.ts';
 export * from './node/samba-reload.ts';
 export * from './node/samba-accounts.ts';
 export * from './node/branch-dirs.ts';
+export * from './core/samba-sandbox.ts';
+export * from './core/revocations.ts';
+export * from './node/sandbox-smbd.ts';

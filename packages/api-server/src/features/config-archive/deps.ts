@@ -17,6 +17,7 @@ import { type Db, MIGRATIONS_DIR } from '../../db/open.ts';
 import * as schema from '../../db/schema.ts';
 import type { Actor } from '../../services/audit.ts';
 import { loadAccessSnapshot } from '../shares/store.ts';
+import { sambaGlobals } from '../shares/regenerate.ts';
 
 let migrations: Migrations | null = null;
 const shippedMigrations = (): Migrations => {
@@ -79,7 +80,12 @@ export function importDeps(
         const snapshot = loadAccessSnapshot(drizzle(conn, { schema }) as unknown as Db);
         const include = customConfPath(ctx.paths.sambaConf);
         const includeFile = fs.statSync(include, { throwIfNoEntry: false })?.isFile() ? include : null;
-        return renderSmbConf(snapshot, { poolDir: ctx.paths.userPool, includeFile });
+        const globals = sambaGlobals(ctx);
+        return renderSmbConf(snapshot, {
+          poolDir: ctx.paths.userPool,
+          includeFile,
+          ...(globals ? { globals } : {}),
+        });
       } finally {
         conn.close();
       }
@@ -119,7 +125,7 @@ export function importDeps(
         ctx.machineKeyCheck = machineKeyCheck(adoptedKey);
       }
       options.onAccountsReplaced();
-      // smb.conf was swapped in by the import: Samba reloads it (on a real host only).
+      // smb.conf was swapped in by the import: Samba reloads it (real host, or samba.sandbox).
       ctx.hooks.reloadSamba?.();
     },
     log: (message, fields) => ctx.logger.error(message, fields),

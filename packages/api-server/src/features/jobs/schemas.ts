@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { JOB_STATES } from '../../db/schema.ts';
-import { Uuid } from '../../http/schemas.ts';
+import { PageLimit, Uuid } from '../../http/schemas.ts';
 
 export const JobErrorSchema = v.object({
   code: v.string(),
@@ -36,16 +36,7 @@ export const JobListSchema = v.object({ jobs: v.array(JobSchema), nextBefore: v.
 export const JobParams = v.strictObject({ id: Uuid });
 
 export const JobListQuery = v.strictObject({
-  limit: v.optional(
-    v.pipe(
-      v.string(),
-      v.regex(/^\d{1,3}$/, 'must be a whole number from 1 to 500'),
-      v.transform(Number),
-      v.minValue(1),
-      v.maxValue(500),
-    ),
-    '50',
-  ),
+  limit: PageLimit('50'),
   before: v.optional(Uuid),
   type: v.optional(
     v.pipe(v.string(), v.regex(/^[a-z][a-z0-9_.-]{0,63}$/, 'must be a job type such as parity.sync')),

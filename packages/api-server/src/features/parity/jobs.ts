@@ -8,7 +8,10 @@ import { type ArraySlot, isMountedAt } from '@appliance/array-planner';
 import { AppError, isoMillis } from '@appliance/common';
 import {
   createSnapraid,
+  type DiffCounts,
   decideSync,
+  diffCounts,
+  diffOf,
   parityEvents,
   type RaisedEvent,
   type RunHandlers,
@@ -113,7 +116,7 @@ async function recordStatus(ctx: AppContext, job: JobHandle): Promise<void> {
 
 /** What a sync did (the parity sync job's result, and a disk job's sync). */
 export interface SyncOutcome {
-  changes: Record<'added' | 'removed' | 'updated' | 'moved' | 'copied' | 'restored', number>;
+  changes: DiffCounts;
   reason: string;
   forced: boolean;
   bytes: number;
@@ -162,14 +165,7 @@ export async function syncParity(
     blockedSince: state.blockedSince ? new Date(state.blockedSince) : null,
     now,
   });
-  const counts = {
-    added: diff.added,
-    removed: diff.removed,
-    updated: diff.updated,
-    moved: diff.moved,
-    copied: diff.copied,
-    restored: diff.restored,
-  };
+  const counts = diffCounts(diff);
   if (params.onlyIfChanged && !diff.changes)
     return { changes: counts, reason: 'no_changes', forced: false, bytes: 0, metadata: null };
   if (!decision.proceed) {
@@ -208,16 +204,7 @@ export async function syncParity(
     updateParityState(db, {
       blockedSince: null,
       lastDiff: {
-        ...diff,
-        equal: diff.equal + diff.added + diff.updated,
-        added: 0,
-        removed: 0,
-        updated: 0,
-        moved: 0,
-        copied: 0,
-        restored: 0,
-        paths: { added: [], removed: [], updated: [], moved: [], copied: [] },
-        changes: false,
+        ...diffOf({ equal: diff.equal + diff.added + diff.updated }),
         at: synced,
         jobId: job.id,
       },
@@ -244,25 +231,10 @@ export function syncJob(ctx: AppContext) {
     },
     async after(view: JobView) {
       if (view.state === 'succeeded') {
-        const r = view.result as { changes: Record<string, number>; bytes: number; seconds: number };
-        const d = r.changes;
+        const r = view.result as { changes: DiffCounts; bytes: number; seconds: number };
         await raise(
           ctx,
-          parityEvents.syncSucceeded({
-            diff: {
-              equal: 0,
-              added: d['added'] ?? 0,
-              removed: d['removed'] ?? 0,
-              updated: d['updated'] ?? 0,
-              moved: d['moved'] ?? 0,
-              copied: d['copied'] ?? 0,
-              restored: d['restored'] ?? 0,
-              paths: { added: [], removed: [], updated: [], moved: [], copied: [] },
-              changes: true,
-            },
-            bytes: r.bytes,
-            seconds: r.seconds,
-          }),
+          parityEvents.syncSucceeded({ diff: diffOf(r.changes), bytes: r.bytes, seconds: r.seconds }),
         );
       } else if (view.state === 'failed' && view.error?.code !== 'array_degraded') {
         const reason =

@@ -31,7 +31,11 @@ describe('parity jobs across a killed service', () => {
   const call = async (method: string, p: string, body?: unknown) => {
     const res = await fetch(`${proc!.url}/api/v1${p}`, {
       method,
-      headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+      headers: {
+        connection: 'close',
+        authorization: `Bearer ${token}`,
+        ...(body ? { 'content-type': 'application/json' } : {}),
+      },
       ...(body ? { body: JSON.stringify(body) } : {}),
     });
     const text = await res.text();

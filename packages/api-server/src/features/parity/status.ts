@@ -1,5 +1,6 @@
 /** `GET /disks/array/parity`: what the last jobs recorded, never a snapraid run (status can take long). */
 import { isoMillis } from '@appliance/common';
+import { diffCounts } from '@appliance/parity';
 import type { AppContext } from '../../context.ts';
 import type { JobView } from '../../services/jobs.ts';
 import { listSlots } from '../disks/store.ts';
@@ -32,18 +33,7 @@ export function parityStatus(ctx: AppContext) {
     parity,
     lastSync: lastSync ? syncView(lastSync) : null,
     lastSuccessfulSyncAt: lastSuccess?.endedAt ?? null,
-    changes: diff
-      ? {
-          added: diff.added,
-          removed: diff.removed,
-          updated: diff.updated,
-          moved: diff.moved,
-          copied: diff.copied,
-          restored: diff.restored,
-          at: diff.at,
-          jobId: diff.jobId,
-        }
-      : null,
+    changes: diff ? { ...diffCounts(diff), at: diff.at, jobId: diff.jobId } : null,
     blockedSince: state.blockedSince,
     lastScrub: lastScrub ? scrubView(lastScrub) : null,
     oldestScrubAt: oldest,

@@ -9,7 +9,7 @@ import { permissionRoutes } from './permission-routes.ts';
 import { createSambaConfig } from './regenerate.ts';
 import { shareRoutes } from './share-routes.ts';
 
-export { createSambaConfig, regenerateAfter } from './regenerate.ts';
+export { createSambaConfig, regenerateAfter, sambaGlobals, sambaMode } from './regenerate.ts';
 export { loadAccessSnapshot, permissionStore } from './store.ts';
 
 /** Installs the coalescing smb.conf regenerator as `ctx.hooks.regenerateSamba`. */
@@ -19,12 +19,29 @@ export async function startShares(ctx: AppContext): Promise<() => Promise<void>>
     await samba.regenerator.regenerate();
   };
   ctx.hooks.reloadSamba = () => samba.reload();
-  // Once at startup (06 §5.3); a failure is logged, the server still starts.
-  await samba.regenerator
-    .regenerate()
-    .catch((err: unknown) =>
-      ctx.logger.error('smb.conf regeneration at startup failed', { error: String(err) }),
-    );
+  // The sandbox's Samba directories first: the file names them and testparm checks they exist.
+  await samba.smbd?.prepare().catch((err: unknown) => {
+    throw new Error(`The sandboxed smbd cannot start: ${(err as Error).message}`);
+  });
+  // Once at startup (06 §5.3); a failure is logged, the server still starts …
+  const regenerated = await samba.regenerator.regenerate().then(
+    () => null,
+    (err: unknown) => {
+      ctx.logger.error('smb.conf regeneration at startup failed', { error: String(err) });
+      return err;
+    },
+  );
+  if (samba.smbd) {
+    // … except with its own smbd: without the sandbox's file, smbd and smbpasswd would use the
+    // machine's Samba directories.
+    if (regenerated !== null)
+      throw new Error(
+        `The sandboxed smbd cannot start: ${ctx.paths.sambaConf} could not be generated (see the log). Fix the cause and start the service again.`,
+      );
+    await samba.smbd.start().catch((err: unknown) => {
+      throw new Error(`The sandboxed smbd could not start: ${(err as Error).message}`);
+    });
+  }
   return () => samba.stop();
 }
 

@@ -3,8 +3,18 @@
  * and the "after a committed change" helper that marks the change's audit row `partial` when the
  * regeneration fails (06 §5.4).
  */
+import fs from 'node:fs';
 import { isAppError } from '@appliance/common';
-import { createSambaReloader, createSmbRegenerator, type SmbRegenerator } from '@appliance/shares';
+import {
+  type SambaSandboxLayout,
+  type SandboxSmbd,
+  createSambaReloader,
+  createSandboxSmbd,
+  createSmbRegenerator,
+  sambaSandboxGlobals,
+  sambaSandboxLayout,
+  type SmbRegenerator,
+} from '@appliance/shares';
 import { eq } from 'drizzle-orm';
 import type { Db } from '../../db/open.ts';
 import type { AppContext } from '../../context.ts';
@@ -13,35 +23,98 @@ import { loadAccessSnapshot } from './store.ts';
 
 export interface SambaConfig {
   regenerator: SmbRegenerator;
-  /** Asks Samba to reload (debounced); a no-op in a sandbox. */
+  /** Asks Samba to reload (debounced); a no-op in a sandbox without its own smbd. */
   reload(): void;
+  /** The sandboxed smbd (`samba.sandbox`), else null. */
+  smbd: SandboxSmbd | null;
   stop(): Promise<void>;
 }
 
 /**
- * Builds the regenerator of this server. Samba is asked to reload only on a real host (no root
- * prefix): a sandboxed server must not touch the machine's smbd.
+ * Which smbd this server drives: `host` (no root prefix: the machine's smbd, reloaded), `sandbox`
+ * (a root prefix with `samba.sandbox`: the service's own smbd on a loopback port, issue 24), or
+ * `none` (a sandbox without Samba: smb.conf is written and validated, nothing reads it).
+ */
+export function sambaMode(ctx: AppContext): 'host' | 'sandbox' | 'none' {
+  if (ctx.paths.root === '') return 'host';
+  return ctx.config.samba.sandbox ? 'sandbox' : 'none';
+}
+
+/** The sandboxed smbd's layout under the root prefix. */
+export function sandboxLayout(ctx: AppContext): SambaSandboxLayout {
+  return sambaSandboxLayout({
+    real: (logical) => ctx.paths.real(logical),
+    smbConf: ctx.paths.sambaConf,
+    poolDir: ctx.paths.userPool,
+    port: ctx.config.samba.port,
+  });
+}
+
+/**
+ * The `[global]` lines this server adds to smb.conf: the sandboxed smbd's port and directories, or
+ * none. Every renderer of the file (the regenerator, the config import) uses them.
+ */
+export function sambaGlobals(ctx: AppContext): Array<readonly [string, string]> | undefined {
+  return sambaMode(ctx) === 'sandbox' ? sambaSandboxGlobals(sandboxLayout(ctx)) : undefined;
+}
+
+/**
+ * Builds the regenerator of this server and, with `samba.sandbox`, its own smbd. Samba is asked to
+ * reload on a real host and in that mode; a sandbox without it never signals the machine's smbd.
  */
 export function createSambaConfig(ctx: AppContext): SambaConfig {
   const log = (message: string, cause?: unknown) =>
     ctx.logger.error(message, cause === undefined ? undefined : { error: String(cause) });
-  const reloader = ctx.paths.root === '' ? createSambaReloader({ runner: ctx.runner, log }) : null;
+  const mode = sambaMode(ctx);
+  const layout = mode === 'sandbox' ? sandboxLayout(ctx) : null;
+  const reloader =
+    mode === 'none'
+      ? null
+      : createSambaReloader({
+          runner: ctx.runner,
+          log,
+          file: ctx.paths.sambaConf,
+          ...(layout ? { smbConf: layout.smbConf, pidFile: layout.pidFile } : {}),
+        });
+  const globals = sambaGlobals(ctx);
   const regenerator = createSmbRegenerator({
     loadSnapshot: () => loadAccessSnapshot(ctx.db),
     file: ctx.paths.sambaConf,
     poolDir: ctx.paths.userPool,
     runner: ctx.runner,
     log,
+    ...(globals ? { globals } : {}),
     ...(reloader ? { onWritten: () => reloader.request() } : {}),
   });
+  const smbd = layout
+    ? createSandboxSmbd({
+        runner: ctx.runner,
+        layout,
+        root: ctx.paths.root,
+        // smbd (re)started with the file as it is now: the baseline of the next reload's revocations.
+        onStarted: () => reloader?.loaded(readOrNull(layout.smbConf)),
+        log: (level, message, fields) => ctx.logger[level](message, fields),
+      })
+    : null;
   return {
     regenerator,
     reload: () => reloader?.request(),
+    smbd,
     async stop() {
       await regenerator.idle();
       reloader?.stop();
+      await reloader?.idle();
+      await smbd?.stop();
     },
   };
+}
+
+function readOrNull(file: string): string | null {
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch {
+    return null;
+  }
 }
 
 /**

@@ -13,6 +13,11 @@ export interface SmbRenderOptions {
   poolDir?: string;
   /** Host path of `smb.custom.conf` when that file exists, else null/absent (no include line). */
   includeFile?: string | null;
+  /**
+   * Extra `[global]` lines after the fixed ones (the sandboxed smbd's port and directories,
+   * `sambaSandboxGlobals`); none on a real host.
+   */
+  globals?: ReadonlyArray<readonly [string, string]>;
 }
 
 const GLOBAL = [
@@ -38,6 +43,7 @@ export function renderSmbConf(snapshot: AccessSnapshot, options: SmbRenderOption
   const index = indexAccess(snapshot);
   let out = '[global]\n';
   for (const [key, value] of GLOBAL) out += line(key, value);
+  for (const [key, value] of options.globals ?? []) out += line(key, value);
   if (options.includeFile) out += line('include', options.includeFile);
 
   const shares = snapshot.shares

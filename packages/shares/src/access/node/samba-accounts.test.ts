@@ -5,7 +5,7 @@ import path from 'node:path';
 import { AppError, createCommandRunner } from '@appliance/common';
 import { requirePrerequisites } from '@appliance/lab';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSambaAccounts, passwdHasUser } from './samba-accounts.ts';
+import { createSambaAccounts, passwdHasUser, sessionPids } from './samba-accounts.ts';
 
 // Real useradd/userdel on this machine and a real tdbsam database in a temporary Samba state dir.
 const NAME = `ApplTest_${process.pid}`;
@@ -90,5 +90,46 @@ describe('createSambaAccounts (real useradd, smbpasswd, userdel)', () => {
       code: 'samba_password_failed',
     });
     expect(await passwdHasUser('/etc/passwd', unixName)).toBe(false);
+  });
+});
+
+describe('sessionPids (smbstatus --json -b)', () => {
+  // the shape of Samba 4.17's output, as smbstatus printed it for two connections of bob and one of alice
+  const session = (id: string, pid: string, username: string) => ({
+    session_id: id,
+    server_id: { pid, task_id: '0', vnn: '4294967295', unique_id: '1' },
+    uid: 1002,
+    gid: 100,
+    username,
+    groupname: 'users',
+    remote_machine: '127.0.0.1',
+  });
+  const json = JSON.stringify({
+    timestamp: '2026-11-25T19:01:15.814692+0000',
+    version: '4.17.12-Debian',
+    sessions: {
+      '1': session('1', '1036', 'bob'),
+      '2': session('2', '1040', 'bob'),
+      '3': session('3', '1041', 'alice'),
+      '4': session('4', '1036', 'bob'),
+    },
+  });
+
+  it("lists the processes serving the user's sessions, once each", () => {
+    expect(sessionPids(json, 'bob').sort()).toEqual([1036, 1040]);
+    expect(sessionPids(json, 'alice')).toEqual([1041]);
+    expect(sessionPids(json, 'carol')).toEqual([]);
+  });
+
+  it('finds nothing in empty or malformed output', () => {
+    for (const text of [
+      '',
+      'No locked files',
+      '{}',
+      '{"sessions": null}',
+      '{"sessions": {"1": {"username": "bob"}}}',
+    ])
+      expect(sessionPids(text, 'bob')).toEqual([]);
+    expect(sessionPids(JSON.stringify({ sessions: { 1: session('1', '1', 'bob') } }), 'bob')).toEqual([]);
   });
 });

@@ -19,6 +19,8 @@ export interface SmbRegeneratorOptions {
   file: string;
   /** Host path of the pooled view (`HostPaths.userPool`). */
   poolDir: string;
+  /** Extra `[global]` lines (the sandboxed smbd's, `sambaSandboxGlobals`). */
+  globals?: ReadonlyArray<readonly [string, string]>;
   runner: CommandRunner;
   testparmTimeoutMs?: number;
   /** Called after a file was replaced (e.g. a debounced `smbcontrol smbd reload-config`). */
@@ -57,7 +59,11 @@ export function createSmbRegenerator(options: SmbRegeneratorOptions): SmbRegener
       log('smb.conf regeneration failed while reading the access rows', err);
       throw smbRegenerationFailed('write_failed');
     }
-    const text = renderSmbConf(snapshot, { poolDir: options.poolDir, includeFile });
+    const text = renderSmbConf(snapshot, {
+      poolDir: options.poolDir,
+      includeFile,
+      ...(options.globals ? { globals: options.globals } : {}),
+    });
     const outcome = await writer.write(text);
     if (outcome === 'written') options.onWritten?.();
     return outcome;
