@@ -10,6 +10,7 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { DISK_JOB_PHASES, type DiskJobKind } from '@appliance/array-planner';
 import type { LoopDisk } from '@appliance/lab';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { killAll, type ServerProcess, startServerProcess } from '../../testing/server-process.ts';
@@ -19,6 +20,12 @@ import { differences, type Entry, snapshot, writeSpecials, writeTree } from './t
 
 const run = promisify(execFile);
 const MiB = 1024 * 1024;
+
+/** Every phase up to the switch, and the switch's point before its row is written. */
+const untilSwitch = (kind: DiskJobKind) => {
+  const names = DISK_JOB_PHASES[kind].map((p) => p.name);
+  return [...names.slice(0, names.indexOf('switch') + 1), 'switch:commit'];
+};
 
 describe('disk jobs across a killed service (SIGKILL in each phase)', () => {
   let lab: LabArray;
@@ -32,6 +39,7 @@ describe('disk jobs across a killed service (SIGKILL in each phase)', () => {
     const res = await fetch(`${proc!.url}/api/v1${p}`, {
       method,
       headers: {
+        connection: 'close', // a kept-alive socket the server closed after 5 s idle would fail the next request
         authorization: `Bearer ${lab.s.token}`,
         ...(body ? { 'content-type': 'application/json' } : {}),
       },
@@ -145,16 +153,7 @@ describe('disk jobs across a killed service (SIGKILL in each phase)', () => {
     const body = { mountpoint: '/mnt/disk1', device: spare.device, confirmation: `ERASE ${spare.device}` };
     const disk1 = await snapshot(lab.real('/mnt/disk1'));
 
-    for (const point of [
-      'check',
-      'presync',
-      'freeze',
-      'format',
-      'copy',
-      'verify',
-      'switch',
-      'switch:commit',
-    ]) {
+    for (const point of untilSwitch('upgrade_data')) {
       const j = await killAt('/disks/array/upgrade', body, point);
       expect(j.error.message, point).toContain(`/mnt/disk1 stays on its old disk ${oldDisk.device}`);
       expect(j.error.message).toContain('Send the same upgrade request again');
@@ -248,7 +247,7 @@ describe('disk jobs across a killed service (SIGKILL in each phase)', () => {
     };
     const conf = () => fs.readFile(lab.real('/etc/appliance/snapraid.conf'), 'utf8');
     const confBefore = await conf();
-    for (const point of ['check', 'presync', 'format', 'rebuild', 'verify', 'switch', 'switch:commit']) {
+    for (const point of untilSwitch('upgrade_parity')) {
       const j = await killAt('/disks/array/upgrade', body, point);
       expect(j.error.message, point).toContain(`/mnt/parity1 stays on its old disk ${oldParity.device}`);
       const parity = (await slots()).filter((x) => x.role === 'parity');
@@ -288,7 +287,7 @@ describe('disk jobs across a killed service (SIGKILL in each phase)', () => {
     const spare = await loop(lab.imageDir, 360 * MiB);
     extra.push(spare);
     const body = { mountpoint: '/mnt/disk2', device: spare.device, confirmation: `ERASE ${spare.device}` };
-    for (const point of ['check', 'format', 'rebuild', 'verify', 'permissions', 'switch', 'switch:commit']) {
+    for (const point of untilSwitch('replace_data')) {
       const j = await killAt('/disks/array/replace', body, point);
       expect(j.error.message, point).toContain(`/mnt/disk2 still records its failed disk ${failed.device}`);
       expect(j.error.message).toContain('Send the same replace request again');

@@ -8,6 +8,7 @@ import {
   isPoolMounted,
   measureSlot,
   type PlanRequest,
+  type PlanResult,
   planReplace,
   planUpgrade,
   toAppError,
@@ -75,10 +76,7 @@ export async function startUpgrade(
     arrayStarted: await isPoolMounted(ctx.paths),
     runningDiskJobId: runningDiskJobId(ctx),
   });
-  if (checked.refusal) throw toAppError(checked.refusal);
-  const { plan } = checked.plan;
-  await requireJobTools(ctx, plan, plan.role === 'data' ? 'upgrade_data' : 'upgrade_parity');
-  return startDiskJob(ctx, actor, plan.role === 'data' ? 'upgrade_data' : 'upgrade_parity', plan);
+  return start(ctx, actor, checked, 'upgrade');
 }
 
 /**
@@ -102,10 +100,21 @@ export async function startReplace(
     runningDiskJobId: runningDiskJobId(ctx),
     strayEntries: slot?.role === 'data' ? await strayEntries(ctx, body.mountpoint) : [],
   });
+  return start(ctx, actor, checked, 'replace');
+}
+
+/** A checked request: its refusal, or the tools it needs and then its job. */
+async function start(
+  ctx: AppContext,
+  actor: Actor | null,
+  checked: PlanResult<{ plan: DiskUpgradePlan }>,
+  op: 'upgrade' | 'replace',
+) {
   if (checked.refusal) throw toAppError(checked.refusal);
   const { plan } = checked.plan;
-  await requireJobTools(ctx, plan, plan.role === 'data' ? 'replace_data' : 'replace_parity');
-  return startDiskJob(ctx, actor, plan.role === 'data' ? 'replace_data' : 'replace_parity', plan);
+  const kind: DiskJobKind = `${op}_${plan.role}`;
+  await requireJobTools(ctx, plan, kind);
+  return startDiskJob(ctx, actor, kind, plan);
 }
 
 /** Every host tool the job will run is installed: `501 not_configured` naming the package, before anything starts. */

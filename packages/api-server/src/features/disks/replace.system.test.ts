@@ -8,6 +8,7 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { DISK_JOB_PHASES } from '@appliance/array-planner';
 import type { LoopDisk } from '@appliance/lab';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLabArray, type LabArray, waitJob } from '../../testing/lab-array.ts';
@@ -112,15 +113,8 @@ describe('replace a failed disk, upgrade parity, replace again (real snapraid on
       unrecoverable: [],
       permissions: { restored: true, missing: 0, errors: [] },
     });
-    expect(job.result.phases.map((x: { phase: string }) => x.phase)).toEqual([
-      'check',
-      'format',
-      'rebuild',
-      'verify',
-      'permissions',
-      'switch',
-      'sync',
-    ]);
+    const order = DISK_JOB_PHASES.replace_data.map((x) => x.name);
+    expect(job.result.phases.map((x: { phase: string }) => x.phase)).toEqual(order);
 
     // every entry of disk 2, with directory modes and owners too
     const rebuilt = await snapshot(lab.real('/mnt/disk2'), { withXattrs: true });
@@ -137,7 +131,7 @@ describe('replace a failed disk, upgrade parity, replace again (real snapraid on
     // every phase on GET /events, the rebuild with percent and bytes
     const seen = events.progress(job.id);
     const phases = [...new Set(seen.flatMap((e) => (typeof e['phase'] === 'string' ? [e['phase']] : [])))];
-    expect(phases).toEqual(['check', 'format', 'rebuild', 'verify', 'permissions', 'switch', 'sync']);
+    expect(phases).toEqual(order);
     expect(seen.at(-1)).toMatchObject({ done: true, state: 'succeeded' });
 
     // a following sync and a full check are clean

@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { DISK_JOB_PHASES } from '@appliance/array-planner';
 import type { LoopDisk } from '@appliance/lab';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLabArray, eventually, type LabArray, waitJob } from '../../testing/lab-array.ts';
@@ -103,16 +104,9 @@ describe('upgrade a data disk 1 GiB → 2 GiB while the pool serves it', () => {
       previousDevice: lab.disks.data[0]!.device,
       verified: { errors: 0 },
     });
-    expect(job.result.phases.map((x: { phase: string }) => x.phase)).toEqual([
-      'check',
-      'presync',
-      'freeze',
-      'format',
-      'copy',
-      'verify',
-      'switch',
-      'sync',
-    ]);
+    expect(job.result.phases.map((x: { phase: string }) => x.phase)).toEqual(
+      DISK_JOB_PHASES.upgrade_data.map((x) => x.name),
+    );
     const seen = events.progress(id);
     expect([...new Set(seen.map((e) => e['phase']).filter(Boolean))]).toEqual(
       job.result.phases.map((x: { phase: string }) => x.phase),
