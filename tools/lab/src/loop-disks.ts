@@ -22,7 +22,11 @@ export interface LoopDisk {
   device: string;
   image: string;
   sizeBytes: number;
-  /** Detach the loop device, unmounting anything on it first, and delete the image. */
+  /**
+   * Detach the loop device, unmounting anything on it first, and delete the image. Only while the
+   * device is still backed by this image: once detached (by the test itself), its number may
+   * belong to another process's disk at once, which is never touched.
+   */
   destroy(): Promise<void>;
 }
 
@@ -50,8 +54,10 @@ export async function createLoopDisk(options: LoopDiskOptions = {}): Promise<Loo
     image,
     sizeBytes,
     async destroy() {
-      await unmountDevice(device);
-      await run('losetup', ['-d', device]).catch(() => undefined);
+      if (await backedBy(device, image)) {
+        await unmountDevice(device);
+        await run('losetup', ['-d', device]).catch(() => undefined);
+      }
       await fs.rm(image, { force: true });
       if (!options.imageDir) await fs.rm(dir, { recursive: true, force: true });
     },
@@ -73,6 +79,15 @@ export async function createLoopDisk(options: LoopDiskOptions = {}): Promise<Loo
     await disk.destroy();
     throw err;
   }
+}
+
+/** Whether the loop device is attached to this image file now (`losetup -O BACK-FILE`). */
+export async function backedBy(device: string, image: string): Promise<boolean> {
+  const back = await run('losetup', ['-n', '-O', 'BACK-FILE', device]).then(
+    (r) => r.stdout.trim(),
+    () => '',
+  );
+  return back === image || back === `${image} (deleted)`;
 }
 
 /** Unmounts every mount whose source is the device or one of its partitions. */
