@@ -27,6 +27,28 @@ describe('loop disks', () => {
     expect(stdout).not.toContain(disk.image);
   });
 
+  it('destroy after a detach leaves alone the disk that took the device number since', async () => {
+    await requirePrerequisites({ root: true, tools: ['losetup', 'mkfs.xfs', 'mount', 'umount'] });
+    const gone = await createLoopDisk({ sizeBytes: 320 * 1024 * 1024 });
+    const other = await createLoopDisk({ sizeBytes: 320 * 1024 * 1024, filesystem: 'xfs' });
+    const at = await fs.mkdtemp(path.join(os.tmpdir(), 'lab-reuse-'));
+    const image = other.image;
+    await run('losetup', ['-d', gone.device]); // the test detaches its disk itself …
+    await run('losetup', ['-d', other.device]);
+    await run('losetup', [gone.device, image]); // … and another process's disk takes the number
+    try {
+      await run('mount', [gone.device, at]);
+      await gone.destroy();
+      expect((await run('losetup', ['-n', '-O', 'BACK-FILE', gone.device])).stdout.trim()).toBe(image);
+      expect(await fs.readFile('/proc/self/mounts', 'utf8')).toContain(`${gone.device} ${at} `);
+    } finally {
+      await run('umount', [at]).catch(() => undefined);
+      await run('losetup', ['-d', gone.device]).catch(() => undefined);
+      await other.destroy();
+      await fs.rm(at, { recursive: true, force: true });
+    }
+  });
+
   it('puts the filesystem on a first partition when asked', async () => {
     const disk = await createLoopDisk({
       sizeBytes: 64 * 1024 * 1024,
