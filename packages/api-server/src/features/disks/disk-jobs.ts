@@ -200,6 +200,7 @@ class DiskJobRun {
           new AppError(409, 'disk_busy', `Another operation is using ${this.p.device}; nothing was written.`),
         () => this.steps(),
       );
+      await fs.rm(path.dirname(this.jobConf()), { recursive: true, force: true });
       return result;
     } catch (err) {
       if (this.switched) {

@@ -138,6 +138,9 @@ describe('upgrade a data disk 1 GiB → 2 GiB while the pool serves it', () => {
     } finally {
       await run('umount', [at]);
     }
+    // the job's own files are gone: its configuration and the staging mountpoint
+    expect(await fs.readdir(lab.real('/var/lib/appliance'))).not.toContain('disk-jobs');
+    expect(await fs.readdir(lab.real('/mnt/.staging'))).toEqual([]);
     const check = await run('snapraid', ['-c', conf(), 'check'], { maxBuffer: 64 * MiB });
     expect(check.stdout).toContain('Everything OK');
   }, 900_000);
