@@ -569,12 +569,15 @@ export class JobRunner {
         phase: row.phase,
       });
       const def = this.defs.get(row.type);
-      if (row.pid === null && !def?.recover) continue;
+      // a recorded tool that is already gone needs no stopping (checked before the server listens,
+      // so a request right after the restart is not refused while nothing is left to do)
+      const leftover = row.pid !== null && (await processStartTime(row.pid)) !== null ? row.pid : null;
+      if (leftover === null && !def?.recover) continue;
       // held at once, before anything can start a job of these groups; released when the tool is
       // gone and the job's own recovery has run
       const release = this.hold(def?.groups ?? ['array'], { type: 'job.recovery', target: row.id });
       void (async () => {
-        if (row.pid !== null) await this.stopLeftover(row.pid, row.id);
+        if (leftover !== null) await this.stopLeftover(leftover, row.id);
         if (def?.recover) await this.runRecovery(def, row.id);
       })().finally(release);
     }
