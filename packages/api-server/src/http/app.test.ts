@@ -223,3 +223,71 @@ describe('order of checks and errors', () => {
     expect(typeof line.durationMs).toBe('number');
   });
 });
+
+describe('an absent body (issue 25)', () => {
+  let s: Sandbox;
+  beforeAll(async () => {
+    s = await startSandbox();
+  });
+  afterAll(() => s.close());
+
+  const empty = (method: string, path: string, type: string | null = 'application/json') =>
+    s.call(method, path, undefined, { raw: '', headers: type === null ? {} : { 'content-type': type } });
+
+  it('is 400 bad_request on every route that defines a body, and writes nothing', async () => {
+    const before = s.dumpDatabase();
+    for (const [method, path] of [
+      ['POST', '/templates/jellyfin/install'],
+      ['POST', '/templates/jellyfin/preview'],
+      ['POST', '/shares/media/data/delete'],
+      ['POST', '/stacks'],
+      ['POST', '/user-groups'],
+      ['PUT', '/settings'],
+    ] as const) {
+      for (const type of ['application/json', null]) {
+        const r = await empty(method, path, type);
+        expect([r.status, r.body.code], `${method} ${path} (${type})`).toEqual([400, 'bad_request']);
+        expect(r.body.details.issues).toEqual([
+          { path: '', message: 'send the body as a JSON object with Content-Type: application/json' },
+        ]);
+      }
+    }
+    expect(s.dumpDatabase()).toBe(before);
+  });
+
+  it('counts as {} where the contract says so (03 §6 plans, 07 §6.1 format)', async () => {
+    for (const path of ['/disks/array/upgrade/plan', '/disks/array/replace/plan']) {
+      const r = await empty('POST', path);
+      const braces = await s.call('POST', path, {});
+      expect([r.status, r.body], path).toEqual([braces.status, braces.body]);
+      expect(r.body.details.issues.map((i: { path: string }) => i.path)).toEqual(['mountpoint', 'device']);
+    }
+    const format = await empty('POST', '/disks/external/backup1/format');
+    const braces = await s.call('POST', '/disks/external/backup1/format', {});
+    expect(format.body.code).not.toBe('bad_request');
+    expect([format.status, format.body]).toEqual([braces.status, braces.body]);
+  });
+
+  it('refuses an array where the body has an object: values: [], env: [], smb: [], webhookHeaders: []', async () => {
+    const before = s.dumpDatabase();
+    for (const [path, body, issue] of [
+      ['/templates/jellyfin/install', { values: [] }, 'values'],
+      ['/templates/jellyfin/preview', { values: [] }, 'values'],
+      ['/stacks', { name: 'web', compose: 'services: {}\n', env: [] }, 'env'],
+      ['/shares', { name: 'docs', smb: [] }, 'smb'],
+      [
+        '/notifications/channels',
+        { name: 'hook', type: 'webhook', webhookUrl: 'https://example.com/h', webhookHeaders: [] },
+        'webhookHeaders',
+      ],
+    ] as const) {
+      const r = await s.call('POST', path, body);
+      expect([r.status, r.body.code, r.body.details?.issues], path).toEqual([
+        400,
+        'bad_request',
+        [{ path: issue, message: 'must be a JSON object, not an array' }],
+      ]);
+    }
+    expect(s.dumpDatabase()).toBe(before);
+  });
+});

@@ -16,6 +16,7 @@ import {
   unauthorized,
 } from './errors.ts';
 import { DotSegmentRouter, dotSegmentRefusal } from './dot-segments.ts';
+import { arrayInPlaceOfObject } from './json-objects.ts';
 import type { AnyRoute, HandlerResult, Transport } from './route.ts';
 
 export const API_PREFIX = '/api/v1';
@@ -123,7 +124,9 @@ async function handle(
 
     // 7. body
     const body =
-      route.body && route.bodyKind !== 'raw' ? validate(route.body, parseJson(rawBody!, c), '') : undefined;
+      route.body && route.bodyKind !== 'raw'
+        ? validateBody(route.body, parseJson(rawBody!, c, route.emptyBody === 'object'))
+        : undefined;
 
     // 8. the operation, through the import lock unless it is a plain read (08 §14)
     const leave = c.req.method === 'GET' || route.gate === 'self' ? null : ctx.gate.enter();
@@ -249,9 +252,18 @@ function readIncoming(incoming: IncomingMessage, limit: number): Promise<Buffer>
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
-function parseJson(bytes: Uint8Array, c: Context): unknown {
-  // An empty body is an empty object (07 §6.1, 03 §6): the schema then says what is missing.
-  if (bytes.byteLength === 0) return {};
+/**
+ * The JSON object of a body. An absent (empty) body is refused (issue 25: a POST with a JSON
+ * content type and no body was taken as `{}` and installed a stack with every default), except on
+ * a route whose contract counts it as `{}` (`emptyBody: 'object'`: 03 §6, 07 §6.1).
+ */
+function parseJson(bytes: Uint8Array, c: Context, emptyIsObject: boolean): unknown {
+  if (bytes.byteLength === 0) {
+    if (emptyIsObject) return {};
+    throw badRequest([
+      { path: '', message: 'send the body as a JSON object with Content-Type: application/json' },
+    ]);
+  }
   const type = c.req.header('content-type') ?? '';
   if (!/^application\/json\b/i.test(type.trim())) {
     throw badRequest([{ path: '', message: 'send the body as JSON with Content-Type: application/json' }]);
@@ -290,6 +302,14 @@ export function validate<S extends v.GenericSchema>(
     };
   });
   throw badRequest(issues);
+}
+
+/** A JSON body: the schema, then no array where the schema expects an object (json-objects.ts). */
+function validateBody<S extends v.GenericSchema>(schema: S, input: unknown): v.InferOutput<S> {
+  const output = validate(schema, input, '');
+  const array = arrayInPlaceOfObject(schema, input);
+  if (array) throw badRequest([array]);
+  return output;
 }
 
 function toResponse(c: Context, result: HandlerResult): Response {
