@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -210,6 +211,55 @@ describe('readArchive', () => {
       expect(err.status).toBe(400);
       expect(err.code).toBe('invalid_archive');
     }
+  });
+
+  it('refuses bytes after the last zstd frame, in the same chunk or a later one (zstd -t fails too)', async () => {
+    const good = craftArchive(base);
+    await readArchive(Readable.from([good]), { tempDir: fs.mkdtempSync(path.join(tmp, 'ok-')) });
+    const garbage = Buffer.from('trailing garbage after the frame');
+    const cases: [string, Buffer[]][] = [
+      ['garbage in the last chunk', [Buffer.concat([good, garbage])]],
+      ['garbage in a chunk of its own', [good, garbage]],
+      ['zero bytes', [Buffer.concat([good, Buffer.alloc(4096)])]],
+      ['a second frame in the same chunk', [Buffer.concat([good, zstd(Buffer.from('more'))])]],
+      ['a second frame in the same chunk, then more', [Buffer.concat([good, zstd(Buffer.from('x'))]), good]],
+    ];
+    for (const [what, chunks] of cases) {
+      const err = await failure(Readable.from(chunks));
+      expect([err.status, err.code], what).toEqual([400, 'invalid_archive']);
+      expect(err.message, what).toMatch(/not valid zstd/);
+    }
+    // The reference tool agrees: the file with garbage after its frame is not valid zstd.
+    const file = path.join(tmp, 'trailing.tar.zst');
+    fs.writeFileSync(file, Buffer.concat([good, garbage]));
+    const check = spawnSync('zstd', ['-q', '-t', file]);
+    expect(check.status).not.toBe(0);
+    fs.writeFileSync(file, good);
+    expect(spawnSync('zstd', ['-q', '-t', file]).status).toBe(0);
+  });
+
+  it('refuses a NUL inside a name (ustar field or pax record) instead of reading the name up to it', async () => {
+    // The manifest lists the name as the parser used to read it (up to the NUL), so only the NUL
+    // check stands between this archive and a pass.
+    const truncated = 'custom/a.custom.conf';
+    const listed = { ...base, [truncated]: 'x' };
+    for (const pax of [false, true]) {
+      const bytes = zstd(
+        tarBytes([
+          ...Object.entries(base).map(([name, body]) => ({ name, body })),
+          { name: `${truncated}\u0000/../../../etc/cron.d/x`, body: 'x', pax },
+          { name: 'manifest.json', body: manifestFor(listed) },
+        ]),
+      );
+      const err = await failure(bytes);
+      expect([err.status, err.code], `pax ${pax}`).toEqual([400, 'invalid_archive']);
+      expect(err.message).toContain('an entry name contains a NUL character');
+    }
+    // NUL padding after a name is how ustar ends it: still accepted.
+    const r = await readArchive(Readable.from([craftArchive(listed)]), {
+      tempDir: fs.mkdtempSync(path.join(tmp, 'ok-')),
+    });
+    expect(r.files.has(truncated)).toBe(true);
   });
 
   it('refuses a gzip stream inside the zstd frame', async () => {

@@ -18,6 +18,7 @@ import { checkEntryName, checkTopLevel, EntryNames, type EntryKind } from '../co
 import { archiveTooLarge, invalidArchive } from '../core/errors.ts';
 import { LIMITS } from '../core/limits.ts';
 import { type Manifest, parseManifest, verifyChecksums } from '../core/manifest.ts';
+import { headerHidesNul, metaHidesNul } from './tar-names.ts';
 
 export interface ArchiveContents {
   manifest: Manifest;
@@ -62,7 +63,11 @@ export async function readArchive(
     chunkSize: 256 * 1024,
     params: { [zlib.constants.ZSTD_d_windowLogMax]: LIMITS.zstdWindowLogMax },
   });
-  const sink = new TarSink(options);
+  // node:zlib ends a zstd stream at the end of a frame and drops the rest of that chunk: bytes
+  // after the last frame (garbage, or a frame in the same chunk) would pass unseen, so the sink
+  // compares what the decompressor consumed with what arrived before it accepts the end.
+  const unconsumed = () => zstd.bytesWritten < compressedBytes;
+  const sink = new TarSink(options, unconsumed);
   try {
     await pipeline(source, counter, zstd, sink, ...(options.signal ? [{ signal: options.signal }] : []));
   } catch (err) {
@@ -72,9 +77,13 @@ export async function readArchive(
   return { ...sink.result(), compressedBytes };
 }
 
+const TRAILING_DATA = 'data follows the end of its zstd stream (the file is not valid zstd)';
+
 function mapStreamError(err: unknown): unknown {
   if (err instanceof AppError) return err;
   const e = err as NodeJS.ErrnoException;
+  // A later chunk decoded after the decompressor ended at a frame inside an earlier one.
+  if (e?.code === 'ERR_STREAM_PUSH_AFTER_EOF') return invalidArchive(TRAILING_DATA);
   if (typeof e?.code === 'string' && (e.code.startsWith('ZSTD_') || e.code.startsWith('Z_'))) {
     const reason =
       e.code === 'ZSTD_error_frameParameter_windowTooLarge'
@@ -106,10 +115,12 @@ class TarSink extends Writable {
   private readonly stateDbPath: string;
 
   private readonly options: ReadArchiveOptions;
+  private readonly unconsumed: () => boolean;
 
-  constructor(options: ReadArchiveOptions) {
+  constructor(options: ReadArchiveOptions, unconsumed: () => boolean) {
     super();
     this.options = options;
+    this.unconsumed = unconsumed;
     this.stateDbPath = path.join(options.tempDir, 'state.db');
     this.parser = new Parser({ strict: true, zstd: false, brotli: false, maxMetaEntrySize: 1024 * 1024 });
     this.parser.on('entry', (entry: ReadEntry) => this.onEntry(entry));
@@ -119,6 +130,10 @@ class TarSink extends Writable {
       );
     });
     this.parser.on('meta', (meta: string) => {
+      if (metaHidesNul(meta)) {
+        this.fail(invalidArchive('an entry name contains a NUL character'));
+        return;
+      }
       if (/(^|\n)\d+ GNU\.sparse\./.test(meta) || meta.includes('GNU.sparse.')) {
         this.fail(invalidArchive('the archive holds a sparse file'));
       }
@@ -216,6 +231,7 @@ class TarSink extends Writable {
   }
 
   override _final(cb: (err?: Error | null) => void): void {
+    if (!this.failure && this.unconsumed()) this.failure = invalidArchive(TRAILING_DATA);
     if (this.failure) {
       cb(this.failure);
       return;
@@ -303,6 +319,9 @@ class TarSink extends Writable {
         `an entry is a ${describeType(entry.type)}; only regular files and directories are allowed`,
         safeName(entry.path),
       );
+    if (headerHidesNul(entry.header)) {
+      throw invalidArchive('an entry name contains a NUL character', safeName(entry.path));
+    }
     const name = checkEntryName(entry.path, kind);
     this.current = name;
     this.names.add(name, kind);
