@@ -96,7 +96,10 @@ describe('matchesRecordedIdentity (01 §4.9 step 2, bare metal)', () => {
     expect(matchesIdentity(withWwn, weakCopy)).toBe(true);
     expect(matchesRecordedIdentity(withWwn, weakCopy)).toBe(false);
     expect(
-      matchesRecordedIdentity(withWwn, disk({ wwn: '0x5000c500a1b2c3d4', weakIdentity: false, fsUuid: 'u9' })),
+      matchesRecordedIdentity(
+        withWwn,
+        disk({ wwn: '0x5000c500a1b2c3d4', weakIdentity: false, fsUuid: 'u9' }),
+      ),
     ).toBe(true);
     const withSerial = stored({ serial: 'ZR1', weakIdentity: false, fsUuid: 'u1', sizeBytes: 100 });
     expect(matchesRecordedIdentity(withSerial, weakCopy)).toBe(false);
@@ -109,7 +112,9 @@ describe('matchesRecordedIdentity (01 §4.9 step 2, bare metal)', () => {
 
   it('a weak row never claims a strong disk; two weak sides match by filesystem and size', () => {
     const weak = stored({ fsUuid: 'u1', sizeBytes: 100 });
-    expect(matchesRecordedIdentity(weak, disk({ wwn: '0xaa', weakIdentity: false, fsUuid: 'u1' }))).toBe(false);
+    expect(matchesRecordedIdentity(weak, disk({ wwn: '0xaa', weakIdentity: false, fsUuid: 'u1' }))).toBe(
+      false,
+    );
     expect(matchesRecordedIdentity(weak, disk({ fsUuid: 'u1', sizeBytes: 100 }))).toBe(true);
     expect(matchesRecordedIdentity(weak, disk({ fsUuid: 'u1', sizeBytes: 200 }))).toBe(false);
     expect(
