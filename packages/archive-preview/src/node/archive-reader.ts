@@ -1,6 +1,6 @@
 /**
  * The streaming reader of a config archive (01 §3): counted, decompressed by node:zlib zstd
- * (windowLogMax 24), parsed by the `tar` package's streaming Parser (never its extractor), each
+ * (windowLogMax 24) frame after frame (every byte belongs to a frame), parsed by the `tar` package's streaming Parser (never its extractor), each
  * entry checked as its header arrives. Only `state.db` is written (into the caller's private temp
  * directory); `manifest.json` and the `.age` files stay in memory; every other entry is hashed
  * and discarded. With `extractTo`, every regular file is also written below that directory (the
@@ -19,6 +19,7 @@ import { archiveTooLarge, invalidArchive } from '../core/errors.ts';
 import { LIMITS } from '../core/limits.ts';
 import { type Manifest, parseManifest, verifyChecksums } from '../core/manifest.ts';
 import { headerHidesNul, metaHidesNul } from './tar-names.ts';
+import { decodeZstdFrames } from './zstd-frames.ts';
 
 export interface ArchiveContents {
   manifest: Manifest;
@@ -59,15 +60,15 @@ export async function readArchive(
       else cb(null, chunk);
     },
   });
-  const zstd = zlib.createZstdDecompress({
-    chunkSize: 256 * 1024,
-    params: { [zlib.constants.ZSTD_d_windowLogMax]: LIMITS.zstdWindowLogMax },
-  });
-  // node:zlib ends a zstd stream at the end of a frame and drops the rest of that chunk: bytes
-  // after the last frame (garbage, or a frame in the same chunk) would pass unseen, so the sink
-  // compares what the decompressor consumed with what arrived before it accepts the end.
-  const unconsumed = () => zstd.bytesWritten < compressedBytes;
-  const sink = new TarSink(options, unconsumed);
+  // Every byte must belong to a zstd frame: bytes after the last one are invalid zstd (zstd-frames.ts).
+  const zstd = (compressed: AsyncIterable<Buffer>) =>
+    decodeZstdFrames(compressed, () =>
+      zlib.createZstdDecompress({
+        chunkSize: 256 * 1024,
+        params: { [zlib.constants.ZSTD_d_windowLogMax]: LIMITS.zstdWindowLogMax },
+      }),
+    );
+  const sink = new TarSink(options);
   try {
     await pipeline(source, counter, zstd, sink, ...(options.signal ? [{ signal: options.signal }] : []));
   } catch (err) {
@@ -77,13 +78,9 @@ export async function readArchive(
   return { ...sink.result(), compressedBytes };
 }
 
-const TRAILING_DATA = 'data follows the end of its zstd stream (the file is not valid zstd)';
-
 function mapStreamError(err: unknown): unknown {
   if (err instanceof AppError) return err;
   const e = err as NodeJS.ErrnoException;
-  // A later chunk decoded after the decompressor ended at a frame inside an earlier one.
-  if (e?.code === 'ERR_STREAM_PUSH_AFTER_EOF') return invalidArchive(TRAILING_DATA);
   if (typeof e?.code === 'string' && (e.code.startsWith('ZSTD_') || e.code.startsWith('Z_'))) {
     const reason =
       e.code === 'ZSTD_error_frameParameter_windowTooLarge'
@@ -115,12 +112,10 @@ class TarSink extends Writable {
   private readonly stateDbPath: string;
 
   private readonly options: ReadArchiveOptions;
-  private readonly unconsumed: () => boolean;
 
-  constructor(options: ReadArchiveOptions, unconsumed: () => boolean) {
+  constructor(options: ReadArchiveOptions) {
     super();
     this.options = options;
-    this.unconsumed = unconsumed;
     this.stateDbPath = path.join(options.tempDir, 'state.db');
     this.parser = new Parser({ strict: true, zstd: false, brotli: false, maxMetaEntrySize: 1024 * 1024 });
     this.parser.on('entry', (entry: ReadEntry) => this.onEntry(entry));
@@ -231,7 +226,6 @@ class TarSink extends Writable {
   }
 
   override _final(cb: (err?: Error | null) => void): void {
-    if (!this.failure && this.unconsumed()) this.failure = invalidArchive(TRAILING_DATA);
     if (this.failure) {
       cb(this.failure);
       return;
