@@ -218,6 +218,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
           closeServer(socketServer),
         ]);
         for (const stop of stops.reverse()) await stop();
+        await auth.usage.flush();
         await ctx.writes.run(() => undefined).catch(() => undefined);
         opened.close();
         walSyncer.close();

@@ -18,6 +18,8 @@ const TokenSchema = v.object({
   username: v.string(),
   createdAt: Iso,
   expiresAt: v.nullable(Iso),
+  /** The last request made with the token, exact to within a minute; null when never used. */
+  lastUsedAt: v.nullable(Iso),
 });
 
 const CreateBody = v.strictObject({
@@ -118,6 +120,7 @@ export const tokensFeature: Feature = {
           username: owner.username,
           createdAt: row.createdAt,
           expiresAt: row.expiresAt,
+          lastUsedAt: null,
           token: raw,
         });
       },
@@ -148,6 +151,7 @@ export const tokensFeature: Feature = {
             username,
             createdAt: t.createdAt,
             expiresAt: t.expiresAt,
+            lastUsedAt: t.lastUsedAt,
           })),
         });
       },

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fixedClock } from '@appliance/common';
 import { type Sandbox, startSandbox } from '../../testing/sandbox.ts';
 
 const basic = (u: string, p: string) => ({
@@ -154,5 +155,59 @@ describe('token limit', () => {
     } finally {
       await s.close();
     }
+  });
+});
+
+describe('lastUsedAt (issue 25)', () => {
+  const clock = fixedClock('2026-11-25T10:00:00.000Z');
+  let s: Sandbox;
+  beforeAll(async () => {
+    s = await startSandbox({ start: { clock } });
+  });
+  afterAll(() => s.close());
+
+  const lastUsed = (id: string) =>
+    (
+      s.server.ctx.sqlite.prepare('select last_used_at from api_tokens where id = ?').get(id) as
+        | { last_used_at: string | null }
+        | undefined
+    )?.last_used_at;
+
+  it('is recorded after the response, at most once a minute per token, and shown by GET /tokens', async () => {
+    const t = await s.call('POST', '/tokens', { name: 'script', role: 'viewer' });
+    expect(t.body.lastUsedAt).toBeNull();
+    expect(lastUsed(t.body.id)).toBeNull();
+    const use = () => s.call('GET', '/users', undefined, { token: t.body.token });
+    expect((await use()).status).toBe(200);
+    // nothing written on the request's path: the use is queued for a batched write
+    expect(lastUsed(t.body.id)).toBeNull();
+    await s.server.auth.usage.flush();
+    expect(lastUsed(t.body.id)).toBe('2026-11-25T10:00:00.000Z');
+    const listed = (await s.call('GET', '/tokens')).body.tokens.find(
+      (x: { id: string }) => x.id === t.body.id,
+    );
+    expect(listed.lastUsedAt).toBe('2026-11-25T10:00:00.000Z');
+
+    clock.set('2026-11-25T10:00:59.000Z');
+    await use();
+    await s.server.auth.usage.flush();
+    expect(lastUsed(t.body.id)).toBe('2026-11-25T10:00:00.000Z');
+    clock.set('2026-11-25T10:01:00.000Z');
+    await use();
+    await s.server.auth.usage.flush();
+    expect(lastUsed(t.body.id)).toBe('2026-11-25T10:01:00.000Z');
+  });
+
+  it('a revoked token is refused at its next request, even with its use still queued', async () => {
+    clock.set('2026-11-25T11:00:00.000Z');
+    const t = await s.call('POST', '/tokens', { name: 'gone', role: 'admin' });
+    expect((await s.call('GET', '/users', undefined, { token: t.body.token })).status).toBe(200);
+    expect((await s.call('DELETE', `/tokens/${t.body.id}`, undefined, { token: t.body.token })).status).toBe(
+      204,
+    );
+    expect((await s.call('GET', '/users', undefined, { token: t.body.token })).status).toBe(401);
+    await s.server.auth.usage.flush();
+    expect(lastUsed(t.body.id)).toBeUndefined();
+    expect(s.logs.filter((l) => l.includes('token use not recorded'))).toEqual([]);
   });
 });
