@@ -1,4 +1,4 @@
-import { AppError, badRequest, type ValidationIssue } from '@appliance/common';
+import { AppError, badRequest, clientDisconnected, type ValidationIssue } from '@appliance/common';
 import type { IncomingMessage } from 'node:http';
 import { Hono, type Context } from 'hono';
 import * as v from 'valibot';
@@ -238,13 +238,14 @@ function readIncoming(incoming: IncomingMessage, limit: number): Promise<Buffer>
       done();
       resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total));
     };
-    const onError = (err: Error) => {
+    // The request errored (reset) or closed before its end: the client went away mid-body.
+    const onError = () => {
       done();
-      reject(err);
+      reject(clientDisconnected());
     };
     const onClose = () => {
       done();
-      reject(new Error('the client closed the connection before sending the whole body'));
+      reject(clientDisconnected());
     };
     incoming.on('data', onData).on('end', onEnd).on('error', onError).on('close', onClose);
   });

@@ -15,6 +15,9 @@ export function routeLabel(c: Context): string {
 export function errorResponse(c: Context, err: unknown, logger: Logger): Response {
   if (err instanceof AppError) {
     if (err.status >= 500) logger.warn('operation failed', { code: err.code, route: routeLabel(c) });
+    // Not a failure of the server: the answer goes nowhere (issue 25: logged as a 500).
+    if (err.code === 'client_disconnected')
+      logger.info('client disconnected', { route: routeLabel(c), method: c.req.method });
     return c.json(err.toBody(), err.status as 400);
   }
   logger.error('unexpected failure', {
