@@ -84,6 +84,65 @@ describe('order of checks and errors', () => {
     expect(r.body).toMatchObject({ code: 'unauthorized' });
   });
 
+  it('names the Bearer scheme on every 401 (WWW-Authenticate)', async () => {
+    for (const [token, headers] of [
+      [null, {}],
+      ['garbage', {}],
+      [`apat_${'0'.repeat(64)}`, {}],
+      [null, { authorization: 'Token abc' }],
+    ] as const) {
+      const r = await s.call('GET', '/users', undefined, { token, headers });
+      expect(r.status).toBe(401);
+      expect(r.headers.get('www-authenticate')).toBe('Bearer realm="appliance"');
+    }
+    expect((await s.call('GET', '/users')).headers.get('www-authenticate')).toBeNull();
+    expect((await s.call('GET', '/users', undefined, { token: viewerToken })).status).toBe(200);
+    const forbidden = await s.call('POST', '/users', {}, { token: viewerToken });
+    expect([forbidden.status, forbidden.headers.get('www-authenticate')]).toEqual([403, null]);
+  });
+
+  it('answers 405 with Allow for a known path and a wrong method, 404 for an unknown path', async () => {
+    const before = s.dumpDatabase();
+    const n = s.logs.length;
+    for (const [method, path, allow] of [
+      ['DELETE', '/users', 'GET, HEAD, POST'],
+      ['PUT', '/setup/status', 'GET, HEAD'],
+      ['POST', '/users/3f2a6c1e-8b4d-4e6f-9a1b-2c3d4e5f6a7b', 'GET, HEAD, PATCH, DELETE'],
+      ['GET', '/shares/media/data/delete', 'POST'],
+      ['PATCH', '/openapi.json', 'GET, HEAD'],
+      ['OPTIONS', '/tokens', 'GET, HEAD, POST'],
+    ] as const) {
+      // before any credential: like an unknown path, a wrong method runs no route's checks
+      for (const token of [undefined, null]) {
+        const r = await s.call(method, path, undefined, token === null ? { token } : {});
+        expect([r.status, r.headers.get('allow')], `${method} ${path}`).toEqual([405, allow]);
+        expect(r.body).toEqual({
+          code: 'method_not_allowed',
+          message: `This path does not accept ${method}; it accepts ${allow}. See /api/v1/openapi.json for the routes this service has.`,
+          details: { allowed: allow.split(', ') },
+        });
+      }
+    }
+    for (const [method, path] of [
+      ['DELETE', '/no/such/route'],
+      ['GET', '/users/'],
+      ['GET', '/shares//data/delete'],
+      ['POST', '/users/x/y'],
+    ] as const) {
+      const r = await s.call(method, path);
+      expect([r.status, r.body.code, r.headers.get('allow')], `${method} ${path}`).toEqual([
+        404,
+        'not_found',
+        null,
+      ]);
+    }
+    const lines = s.logs.slice(n).map((l) => JSON.parse(l) as { msg: string; route: string; status: number });
+    expect(
+      lines.filter((l) => l.msg === 'request' && l.status === 405).every((l) => l.route === '(none)'),
+    ).toBe(true);
+    expect(s.dumpDatabase()).toBe(before);
+  });
+
   it('answers 401 for malformed and unknown tokens, without a lookup for the malformed', async () => {
     for (const token of ['apat_xyz', `apat_${'0'.repeat(64)}`, 'garbage', `apat_${'A'.repeat(64)}`]) {
       const r = await s.call('GET', '/users', undefined, { token });
@@ -115,7 +174,7 @@ describe('order of checks and errors', () => {
 
   it('answers 404 not_found for an unknown route and 413 for a large body', async () => {
     expect((await s.call('GET', '/no/such/route')).body.code).toBe('not_found');
-    expect((await s.call('DELETE', '/setup/status')).status).toBe(404);
+    expect((await s.call('DELETE', '/users')).status).toBe(405);
     const big = await s.call('POST', '/user-groups', undefined, {
       raw: `{"name":"${'a'.repeat(65_600)}"}`,
       headers: { 'content-type': 'application/json' },

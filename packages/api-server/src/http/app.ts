@@ -6,9 +6,11 @@ import type { AppContext } from '../context.ts';
 import type { Actor } from '../services/audit.ts';
 import type { Authenticator } from '../services/auth.ts';
 import { roleAtLeast } from '../services/tokens.ts';
+import { AllowedMethods } from './allowed-methods.ts';
 import {
   errorResponse,
   forbidden,
+  methodNotAllowed,
   routeLabel,
   routeNotFound,
   setupRequired,
@@ -40,15 +42,27 @@ export type AppEnv = {
  * Before either a route or the 404 answer runs, the raw request target is judged for dot segments
  * (dot-segments.ts): the URL Hono routes on has them resolved already, so a request holding one is
  * answered by the route its raw segments match (whose step 6 refuses the parameter), or 404.
+ * A request no route of its method matches is `405 method_not_allowed` with `Allow` when routes of
+ * other methods serve its path (allowed-methods.ts), else `404 not_found`; neither runs a route's
+ * checks (there is no route).
  */
 export function createApp(ctx: AppContext, auth: Authenticator, routes: AnyRoute[]): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   const dots = new DotSegmentRouter(routes, API_PREFIX);
+  const allowed = new AllowedMethods(routes, API_PREFIX);
   const notFound = (c: Context<AppEnv>, label: string) =>
     logged(ctx, c, label, performance.now(), errorResponse(c, routeNotFound(), ctx.logger));
+  // No route of this method: a path other methods serve is 405 with `Allow`, any other is 404.
+  const noRoute = (c: Context<AppEnv>) => {
+    const methods = allowed.of(c.req.path);
+    if (!methods) return notFound(c, routeLabel(c));
+    c.header('Allow', methods.join(', '));
+    const err = methodNotAllowed(c.req.method, methods);
+    return logged(ctx, c, '(none)', performance.now(), errorResponse(c, err, ctx.logger));
+  };
   const dispatch = (c: Context<AppEnv>, route: AnyRoute | null): Promise<Response> | Response => {
     const verdict = dots.judge(c.req.method, c.env?.incoming?.url);
-    if (verdict === undefined) return route ? handle(ctx, auth, route, c) : notFound(c, routeLabel(c));
+    if (verdict === undefined) return route ? handle(ctx, auth, route, c) : noRoute(c);
     if (verdict === null) return notFound(c, '(none)');
     return handle(ctx, auth, verdict.route, c, verdict.params);
   };
