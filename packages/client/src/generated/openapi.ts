@@ -985,6 +985,7 @@ export interface operations {
                             /** @description RFC 3339 UTC with milliseconds */
                             createdAt: string;
                             expiresAt: string | null;
+                            lastUsedAt: string | null;
                         }[];
                     };
                 };
@@ -1089,6 +1090,7 @@ export interface operations {
                         /** @description RFC 3339 UTC with milliseconds */
                         createdAt: string;
                         expiresAt: string | null;
+                        lastUsedAt: string | null;
                         token: string;
                     };
                 };
@@ -5273,7 +5275,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
                     mountpoint: string;
@@ -5400,7 +5402,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
                     mountpoint: string;
@@ -6035,7 +6037,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
                     confirmation?: string | null;
@@ -6274,6 +6276,7 @@ export interface operations {
                     restart?: "no" | "always" | "unless-stopped" | "on-failure";
                     cpus?: number;
                     memoryMiB?: number;
+                    planDigest?: string;
                 };
             };
         };
@@ -7297,7 +7300,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description archive_newer_version, archive_other_installation, archive_array_mismatch, restore_path_unsafe, confirmation_required (details.expected), disk_mapping_invalid (details.entry), operations_running, import_in_progress */
+            /** @description archive_newer_version, archive_other_installation, archive_array_mismatch, restore_path_unsafe, confirmation_required (the confirmation part missing, empty or wrong; details.expected), disk_mapping_invalid (details.entry), operations_running, import_in_progress */
             409: {
                 headers: {
                     [name: string]: unknown;
