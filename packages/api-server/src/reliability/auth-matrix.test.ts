@@ -395,8 +395,8 @@ describe('after the first admin exists', () => {
     const problems: string[] = [];
     const byPath = new Map<string, AnyRoute[]>();
     for (const r of routes) byPath.set(r.path, [...(byPath.get(r.path) ?? []), r]);
-    for (const [routePath, served] of byPath) {
-      const methods = new Set(served.map((r) => r.method));
+    for (const served of byPath.values()) {
+      const methods = new Set<string>(served.map((r) => r.method));
       const allow = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE']
         .filter((m) => methods.has(m) || (m === 'HEAD' && methods.has('GET')))
         .join(', ');

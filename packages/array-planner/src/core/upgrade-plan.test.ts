@@ -402,7 +402,9 @@ describe('planUpgrade: check order and the remaining rules', () => {
     expect(ask('/dev/sdz', inventory([w.sda, w.sdb, w.sdd, w.sdz]))).toMatchObject({
       details: { reason: 'member_missing', mountpoints: ['/mnt/disk1'] },
     });
-    expect(ask('/dev/sdz', inventory([w.sda, w.sdb, w.sdd, w.sdz])).details).not.toHaveProperty('candidates');
+    expect(ask('/dev/sdz', inventory([w.sda, w.sdb, w.sdd, w.sdz]))?.details).not.toHaveProperty(
+      'candidates',
+    );
   });
 
   it('member_missing names the candidates when another member matches several disks (its clone)', () => {

@@ -258,7 +258,7 @@ describe('POST /shares/:name/data/delete on a lab array', () => {
       ]);
     }
     // an absent body is malformed, not a missing confirmation (issue 25: it answered 409)
-    for (const headers of [{ 'content-type': 'application/json' }, {}]) {
+    for (const headers of [{ 'content-type': 'application/json' }, {}] as Record<string, string>[]) {
       const r = await s.call('POST', '/shares/media/data/delete', undefined, { raw: '', headers });
       expect([r.status, r.body.code], JSON.stringify(headers)).toEqual([400, 'bad_request']);
     }
