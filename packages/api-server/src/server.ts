@@ -218,7 +218,11 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
           closeServer(socketServer),
         ]);
         for (const stop of stops.reverse()) await stop();
-        await auth.usage.flush();
+        await auth.usage
+          .flush()
+          .catch((err: unknown) =>
+            logger.warn('token uses not stored', { error: err instanceof Error ? err.message : String(err) }),
+          );
         await ctx.writes.run(() => undefined).catch(() => undefined);
         opened.close();
         walSyncer.close();

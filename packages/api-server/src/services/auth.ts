@@ -1,6 +1,6 @@
 import { AppError } from '@appliance/common';
 import type { Statement } from 'better-sqlite3';
-import { eq, sql } from 'drizzle-orm';
+import { and, eq, isNull, lt, or, sql } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
 import { apiTokens, users } from '../db/schema.ts';
 import { unauthorized } from '../http/errors.ts';
@@ -23,8 +23,8 @@ interface CredentialRow {
 
 /**
  * Resolves credentials to an Actor. Tokens are looked up on every request (no cache), so
- * revocation and owner deletion act at once. A token's use is recorded off the request's path
- * (`usage`, at most once a minute per token).
+ * revocation and owner deletion act at once. A token's use is noted in memory (`usage`, at most
+ * once a minute per token), never written by the request.
  */
 export class Authenticator {
   private adminKnown = false;
@@ -32,7 +32,7 @@ export class Authenticator {
   private readonly ctx: AppContext;
   readonly passwords: Passwords;
   readonly lockout: Lockout;
-  /** `api_tokens.last_used_at` (token-usage.ts); the server flushes it before it closes. */
+  /** When each token was last used (token-usage.ts); the server stores it when it closes. */
   readonly usage: TokenUsage;
 
   constructor(ctx: AppContext, passwords: Passwords, lockout: Lockout) {
@@ -43,9 +43,16 @@ export class Authenticator {
       () => (uses) =>
         ctx.writes.run((db) => {
           for (const { tokenId, at } of uses)
-            db.update(apiTokens).set({ lastUsedAt: at }).where(eq(apiTokens.id, tokenId)).run();
+            db.update(apiTokens)
+              .set({ lastUsedAt: at })
+              .where(
+                and(
+                  eq(apiTokens.id, tokenId),
+                  or(isNull(apiTokens.lastUsedAt), lt(apiTokens.lastUsedAt, at)),
+                ),
+              )
+              .run();
         }),
-      () => ctx.logger,
     );
   }
 

@@ -185,8 +185,8 @@ function unixRequest<T>(
 
 /**
  * Every user table as sorted JSON rows (BLOBs as hex), for "nothing written" checks. Leaves out
- * `api_tokens.last_used_at`: any request made with a token records that use a second later, off
- * the request's path (services/token-usage.ts), whatever the operation answered.
+ * `api_tokens.last_used_at`: the uses of tokens noted in memory are stored when a server closes
+ * (services/token-usage.ts), so a restart on the same root changes it whatever was asked.
  */
 export function dumpDatabase(server: RunningServer): string {
   const sqlite = server.ctx.sqlite;

@@ -5,6 +5,7 @@ import { apiTokens, users } from '../../db/schema.ts';
 import { created, defineRoute, noContent, ok } from '../../http/route.ts';
 import { IdParams, Iso } from '../../http/schemas.ts';
 import { generateToken, roleAtLeast, tokenHash } from '../../services/tokens.ts';
+import type { Authenticator } from '../../services/auth.ts';
 import type { Feature } from '../feature.ts';
 import { findUser, userNotFound } from '../users/model.ts';
 
@@ -34,7 +35,7 @@ const CreateBody = v.strictObject({
   userId: v.optional(v.pipe(v.string(), v.regex(/^[0-9a-f-]{36}$/, 'must be a lowercase UUID'))),
 });
 
-export const tokensFeature: Feature = {
+export const tokensFeature = (auth: Authenticator): Feature => ({
   name: 'tokens',
   routes: [
     defineRoute({
@@ -151,7 +152,7 @@ export const tokensFeature: Feature = {
             username,
             createdAt: t.createdAt,
             expiresAt: t.expiresAt,
-            lastUsedAt: t.lastUsedAt,
+            lastUsedAt: auth.usage.lastUsedAt(t.id, t.lastUsedAt),
           })),
         });
       },
@@ -183,4 +184,4 @@ export const tokensFeature: Feature = {
       },
     }),
   ],
-};
+});
