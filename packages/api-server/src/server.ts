@@ -234,6 +234,11 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
         await ctx.scheduler.stop();
         await ctx.jobs.stop();
         for (const stop of stops.reverse()) await stop();
+        await auth.usage
+          .flush()
+          .catch((err: unknown) =>
+            logger.warn('token uses not stored', { error: err instanceof Error ? err.message : String(err) }),
+          );
         await ctx.writes.run(() => undefined).catch(() => undefined);
         opened.close();
         walSyncer.close();

@@ -23,7 +23,7 @@ import { usersFeature } from './users/index.ts';
 export function allFeatures(auth: Authenticator, passwords: Passwords, version: string): Feature[] {
   const features: Feature[] = [
     setupFeature(auth),
-    tokensFeature,
+    tokensFeature(auth),
     usersFeature(passwords),
     userGroupsFeature,
     settingsFeature,

@@ -32,8 +32,16 @@ export interface RouteSpec<
   tags: string[];
   params?: P;
   query?: Q;
-  /** JSON body schema. Use strict objects (unknown fields → 400). */
+  /**
+   * JSON body schema. Use strict objects (unknown fields → 400). A route with a body schema needs
+   * a body: an absent (empty) one is `400 bad_request`, unless `emptyBody: 'object'`.
+   */
   body?: B;
+  /**
+   * `object`: an absent (empty) body counts as `{}`, for the operations whose contract says so
+   * (03 §6 and §11 plans, 07 §6.1 format); the schema then says what is missing.
+   */
+  emptyBody?: 'object';
   /** `raw`: the handler reads `c.req.raw.body` itself (multipart); it enforces its own limit. */
   bodyKind?: 'json' | 'raw';
   /**

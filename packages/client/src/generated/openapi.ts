@@ -1106,6 +1106,7 @@ export interface operations {
                             /** @description RFC 3339 UTC with milliseconds */
                             createdAt: string;
                             expiresAt: string | null;
+                            lastUsedAt: string | null;
                         }[];
                     };
                 };
@@ -1210,6 +1211,7 @@ export interface operations {
                         /** @description RFC 3339 UTC with milliseconds */
                         createdAt: string;
                         expiresAt: string | null;
+                        lastUsedAt: string | null;
                         token: string;
                     };
                 };
@@ -5754,7 +5756,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
                     mountpoint: string;
@@ -5881,7 +5883,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
                     mountpoint: string;
@@ -7278,7 +7280,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
                     confirmation?: string | null;
@@ -7517,6 +7519,7 @@ export interface operations {
                     restart?: "no" | "always" | "unless-stopped" | "on-failure";
                     cpus?: number;
                     memoryMiB?: number;
+                    planDigest?: string;
                 };
             };
         };
@@ -8540,7 +8543,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description archive_newer_version, archive_other_installation, archive_array_mismatch, restore_path_unsafe, confirmation_required (details.expected), disk_mapping_invalid (details.entry), operations_running, import_in_progress */
+            /** @description archive_newer_version, archive_other_installation, archive_array_mismatch, restore_path_unsafe, confirmation_required (the confirmation part missing, empty or wrong; details.expected), disk_mapping_invalid (details.entry), operations_running, import_in_progress */
             409: {
                 headers: {
                     [name: string]: unknown;

@@ -77,7 +77,10 @@ export const feature: Feature = {
       params: TemplateParams,
       body: PreviewBody,
       responses: { 200: { description: 'The plan', schema: PlanSchema }, ...errors },
-      handler: async ({ ctx, params, body }) => ok(await installerFor(ctx).preview(params.id, body)),
+      handler: async ({ ctx, params, body }) => {
+        const { planDigest: _ignored, ...request } = body; // 02 §2: install only
+        return ok(await installerFor(ctx).preview(params.id, request));
+      },
     }),
     defineRoute({
       method: 'POST',

@@ -260,7 +260,9 @@ describe('config import through the real server', () => {
     seedArray(foreignArray);
     const cases: [Sandbox, Parameters<typeof importBody>[1], number, string][] = [
       [b, { confirmation: 'RESTORE nas-b', passphrase: PASS }, 409, 'confirmation_required'],
-      [b, { passphrase: PASS }, 400, 'bad_request'],
+      // missing or empty: 409 naming the phrase, like every typed confirmation (issue 25: it was 400)
+      [b, { passphrase: PASS }, 409, 'confirmation_required'],
+      [b, { confirmation: '', passphrase: PASS }, 409, 'confirmation_required'],
       [
         b,
         { confirmation: 'RESTORE nas-a', passphrase: 'not the passphrase' },

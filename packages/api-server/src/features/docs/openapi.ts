@@ -101,7 +101,8 @@ export function buildOpenApi(routes: AnyRoute[], version: string): Json {
       ...(route.body
         ? {
             requestBody: {
-              required: true,
+              // An absent body is 400, except where the contract counts it as `{}` (emptyBody).
+              required: route.emptyBody !== 'object',
               content: {
                 [route.bodyKind === 'raw' ? 'multipart/form-data' : 'application/json']: {
                   schema: schemaOf(route.body, 'input'),
