@@ -46,6 +46,7 @@ import { OperationGate } from './services/operation-gate.ts';
 import { Lockout } from './services/lockout.ts';
 import { Passwords } from './services/passwords.ts';
 import { Scheduler } from './services/scheduler.ts';
+import { TOKEN_USAGE_FLUSH_MS } from './services/token-usage.ts';
 
 export const VERSION = '0.1.0';
 
@@ -60,6 +61,11 @@ export interface StartOptions {
   passwords?: Passwords;
   /** Run the scheduler's timer (default true; tests that drive `ctx.scheduler.tick()` may turn it off). */
   scheduler?: boolean;
+  /**
+   * How often the noted token uses are written (`lastUsedAt`); default every 5 minutes, null: only
+   * when the server closes (test sandboxes, whose read-only proofs compare the database).
+   */
+  tokenUsageFlushMs?: number | null;
 }
 
 export interface RunningServer {
@@ -178,6 +184,8 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   // then the scheduler runs what is due (a slot missed while down runs now, once).
   await ctx.jobs.recover();
   if (options.scheduler !== false) ctx.scheduler.start();
+  const flushMs = options.tokenUsageFlushMs === undefined ? TOKEN_USAGE_FLUSH_MS : options.tokenUsageFlushMs;
+  if (flushMs !== null) auth.usage.startFlushing(flushMs);
   const app = createApp(
     ctx,
     auth,
@@ -233,6 +241,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
         ]);
         await ctx.scheduler.stop();
         await ctx.jobs.stop();
+        auth.usage.stopFlushing();
         for (const stop of stops.reverse()) await stop();
         await auth.usage
           .flush()

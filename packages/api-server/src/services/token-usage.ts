@@ -1,6 +1,9 @@
 /** A token's use is noted at most once per this many milliseconds (lastUsedAt is exact to a minute). */
 export const TOKEN_USAGE_INTERVAL_MS = 60_000;
 
+/** How often noted uses are written (a crash loses at most this much). */
+export const TOKEN_USAGE_FLUSH_MS = 5 * 60_000;
+
 /** The one write the recorder needs: `last_used_at` of these tokens (absent ids change nothing). */
 export type RecordUses = (uses: ReadonlyArray<{ tokenId: string; at: string }>) => Promise<unknown>;
 
@@ -10,10 +13,11 @@ export type RecordUses = (uses: ReadonlyArray<{ tokenId: string; at: string }>) 
  * Bearer authentication is the server's hottest path, so a request only notes its token's use in
  * memory (token id → time), at most once a minute per token: one map lookup, no database read, no
  * write and no timer per request. `GET /tokens` shows the later of the stored and the noted time.
- * The noted times go to `api_tokens.last_used_at` in one write job (`ctx.writes`) when the server
- * closes, never because of a request: the read-only operations (01 §4.12, 02 preview, 03 §10) and
- * refused requests (00 §4) keep writing nothing. A crash loses the times noted since the server
- * started (the stored ones stay; a token still in use is noted again at its next request).
+ * The noted times go to `api_tokens.last_used_at` in one write job (`ctx.writes`) every
+ * `TOKEN_USAGE_FLUSH_MS` (a timer of the service, only when something was noted) and when the server
+ * closes, never because of a request: a read-only operation (01 §4.12, 02 preview, 03 §10) or a
+ * refused request (00 §4) never causes a write of its own. A crash loses at most the last flush
+ * interval (a token still in use is noted again at its next request).
  * The token lookup itself is unchanged, so a revoked token is refused at its next request, and the
  * noted use of a token deleted meanwhile updates no row.
  */
@@ -57,6 +61,20 @@ export class TokenUsage {
     this.#unsaved.clear();
     this.#flushing = this.#flushing.then(() => this.#record()(uses)).then(() => undefined);
     return this.#flushing;
+  }
+
+  #timer: NodeJS.Timeout | null = null;
+
+  /** Writes the noted uses every `intervalMs` (unref'd: it never keeps the process alive). */
+  startFlushing(intervalMs: number): void {
+    this.stopFlushing();
+    this.#timer = setInterval(() => void this.flush().catch(() => undefined), intervalMs);
+    this.#timer.unref();
+  }
+
+  stopFlushing(): void {
+    if (this.#timer) clearInterval(this.#timer);
+    this.#timer = null;
   }
 
   /** Forgets every noted use (a config import replaced the tokens). */

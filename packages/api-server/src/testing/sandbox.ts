@@ -88,6 +88,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     config,
     logger: createLogger((line) => logs.push(line)),
     ...(options.hooks ? { hooks: options.hooks } : {}),
+    // uses are stored at close only: read-only proofs compare the database between two requests
+    tokenUsageFlushMs: null,
     ...options.start,
   });
   const url = server.url!;

@@ -205,6 +205,19 @@ describe('lastUsedAt (issue 25)', () => {
     expect(stored(t.body.id)).toBeUndefined();
   });
 
+  it('is stored by the periodic flush of a running service, without a close', async () => {
+    clock.set('2026-11-25T11:30:00.000Z');
+    const t = await s.call('POST', '/tokens', { name: 'flushed', role: 'viewer' });
+    await s.call('GET', '/users', undefined, { token: t.body.token });
+    expect(stored(t.body.id)).toBeNull();
+    s.server.auth.usage.startFlushing(50);
+    try {
+      await expect.poll(() => stored(t.body.id), { timeout: 5000 }).toBe('2026-11-25T11:30:00.000Z');
+    } finally {
+      s.server.auth.usage.stopFlushing();
+    }
+  });
+
   it('is stored when the server closes, and read back after a restart', async () => {
     clock.set('2026-11-25T12:00:00.000Z');
     const t = await s.call('POST', '/tokens', { name: 'kept', role: 'viewer' });
