@@ -39,8 +39,12 @@ import { type AppEnv, createApp } from './http/app.ts';
 import { type Logger, createLogger } from './logger.ts';
 import { AuditLog } from './services/audit.ts';
 import { Authenticator } from './services/auth.ts';
+import { Conditions } from './services/conditions.ts';
 import { EventBus } from './services/events.ts';
+import { GeneratedFiles } from './services/generated-files.ts';
 import { KeyedLocks } from './services/locks.ts';
+import { ObservedEvents } from './services/observed-events.ts';
+import { realTimers, type WatcherTimers, WatcherRunner } from './services/watchers.ts';
 import { OperationGate } from './services/operation-gate.ts';
 import { Lockout } from './services/lockout.ts';
 import { Passwords } from './services/passwords.ts';
@@ -56,6 +60,8 @@ export interface StartOptions {
   /** Replace hooks (tests inject failures this way). */
   hooks?: Partial<Hooks>;
   passwords?: Passwords;
+  /** The watchers' timers (tests: `manualTimers`, cycles driven with `ctx.watchers.runOnce`). */
+  watcherTimers?: WatcherTimers;
 }
 
 export interface RunningServer {
@@ -136,7 +142,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       : {}),
     ...options.hooks,
   };
-  const ctx: AppContext = {
+  const ctx = {
     config,
     paths,
     clock,
@@ -154,16 +160,29 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     inventory: options.inventory ?? defaultInventory(paths, runner, config),
     hooks,
     random: { uuid: randomUUID, bytes: randomBytes },
-  };
+  } as Omit<AppContext, 'conditions' | 'watchers' | 'generated' | 'observed'> as AppContext;
+  ctx.conditions = new Conditions(ctx);
+  ctx.generated = new GeneratedFiles(ctx);
+  ctx.observed = new ObservedEvents();
+  ctx.watchers = new WatcherRunner({
+    conditions: ctx.conditions,
+    clock,
+    logger,
+    timers: options.watcherTimers ?? realTimers,
+  });
   const passwords = options.passwords ?? new Passwords();
   const auth = new Authenticator(ctx, passwords, new Lockout());
   const features = allFeatures(auth, passwords, VERSION);
+  for (const f of features) for (const decl of f.raises ?? []) ctx.observed.add(decl);
   const stops: Array<() => void | Promise<void>> = [];
   for (const f of features) {
     const stop = await f.start?.(ctx);
     if (typeof stop === 'function') stops.push(stop);
   }
   if (options.hooks) Object.assign(hooks, options.hooks);
+  // Every feature registered its watchers in start: the loops begin now (their first cycles a
+  // second or more later, staggered, so startup stays quick).
+  ctx.watchers.start();
   const app = createApp(
     ctx,
     auth,
@@ -217,6 +236,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
           closeServer(tcpServer as unknown as net.Server | null),
           closeServer(socketServer),
         ]);
+        await ctx.watchers.stop();
         for (const stop of stops.reverse()) await stop();
         await ctx.writes.run(() => undefined).catch(() => undefined);
         opened.close();

@@ -111,7 +111,16 @@ export interface DatabasePlan {
 }
 
 /** History and runtime state the import never restores: the live rows stay. */
-const LIVE_HISTORY = new Set(['audit_log', 'notify_alerts', 'notify_deliveries', MIGRATION_TABLE]);
+const LIVE_HISTORY = new Set([
+  'audit_log',
+  'notify_alerts',
+  'notify_deliveries',
+  // runtime and history of this machine's watchers (issue 22)
+  'watcher_conditions',
+  'smart_readings',
+  'generated_files',
+  MIGRATION_TABLE,
+]);
 
 /**
  * Where each table's rows come from (08 §14 step 2). An unknown table is an error: a new table

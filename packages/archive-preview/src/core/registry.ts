@@ -31,6 +31,7 @@ export type Kind =
   | 'hostname'
   | 'timezone'
   | 'backup_passphrase'
+  | 'watcher_settings'
   | 'custom_config_file'
   | 'template_file'
   | 'stack_file';
@@ -209,6 +210,16 @@ export const COMPARED: readonly ComparedTable[] = [
     ignored: [],
     label: () => '',
   },
+  {
+    // The watchers' thresholds, intervals and UPS (issue 22): configuration, restored.
+    table: 'watcher_settings',
+    category: 'system',
+    kind: 'watcher_settings',
+    key: [],
+    columns: ['settings'],
+    ignored: [],
+    label: () => '',
+  },
 ];
 
 /** `settings` columns that are not compared, and why (the guard test checks every column). */
@@ -229,6 +240,11 @@ export const NOT_COMPARED: Readonly<Record<string, string>> = {
   [MIGRATION_TABLE]: 'Schema version; blockers incompatible_archive and archive_newer_version.',
   stacks: "Generated together with each stack's files; differences show as stack_file.",
   catalog_sources: 'Restored with the catalog tree, which templates compares file by file.',
+  watcher_conditions:
+    'Runtime: the conditions that hold on this machine now (and 30 days of cleared ones); never restored.',
+  smart_readings: "History of this machine's disks; never restored.",
+  generated_files:
+    'Runtime: what this machine last wrote to each generated file (drift watcher); the import records the files it writes.',
 };
 
 /**

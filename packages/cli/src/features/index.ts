@@ -6,6 +6,7 @@ import { register as disks } from './disks/index.ts';
 import { register as doctor } from './doctor/index.ts';
 import { register as events } from './events/index.ts';
 import { register as externalDisks } from './external-disks/index.ts';
+import { register as health } from './health/index.ts';
 import { register as notifications } from './notifications/index.ts';
 import { register as serve } from './serve/index.ts';
 import { register as setup } from './setup/index.ts';
@@ -30,4 +31,5 @@ export const features: Register[] = [
   configArchive,
   events,
   audit,
+  health,
 ];

@@ -222,7 +222,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The compiled-in event catalog with default severities, in catalog order */
+        /** The compiled-in event catalog with default severities, in catalog order, and whether this installation can raise each one (observed) */
         get: operations["getNotificationsEventTypes"];
         put?: never;
         post?: never;
@@ -782,6 +782,41 @@ export interface paths {
         put?: never;
         /** Replace this installation's configuration with a config archive's (typed confirmation) */
         post: operations["postConfigImport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/health": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Each watcher (last run, failure, notes) and the conditions that hold now (thing, value, since) */
+        get: operations["getHealth"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/settings/watchers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The watchers' thresholds, intervals (seconds) and UPS */
+        get: operations["getSettingsWatchers"];
+        /** Replace the watchers' thresholds, intervals and UPS (each interval has a minimum) */
+        put: operations["putSettingsWatchers"];
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -2557,6 +2592,7 @@ export interface operations {
                             /** @enum {string} */
                             defaultSeverity: "info" | "warning" | "error" | "critical";
                             description: string;
+                            observed: boolean;
                         }[];
                     };
                 };
@@ -7340,6 +7376,394 @@ export interface operations {
                             [key: string]: unknown;
                         };
                     };
+                };
+            };
+        };
+    };
+    getHealth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Watchers and conditions */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        watchers: {
+                            name: string;
+                            events: string[];
+                            intervalSeconds: number;
+                            enabled: boolean;
+                            disabledReason: string | null;
+                            running: boolean;
+                            runs: number;
+                            lastRunAt: string | null;
+                            lastDurationMs: number | null;
+                            error: {
+                                message: string;
+                                since: string;
+                            } | null;
+                            notes: {
+                                subject: string;
+                                message: string;
+                            }[];
+                        }[];
+                        conditions: {
+                            key: string;
+                            eventType: string;
+                            source: string;
+                            subject: string;
+                            value: string | null;
+                            title: string;
+                            message: string;
+                            since: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid parameters or body (`bad_request` with `details.issues`) or a refusal of the operation */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role too low, or a cross-origin write */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `setup_required` before the first admin exists, or a conflict of the operation */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (generic message) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getSettingsWatchers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Watcher settings */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        intervals: {
+                            disks: number;
+                            space: number;
+                            smart: number;
+                            drift: number;
+                            certificate: number;
+                            containers: number;
+                            images: number;
+                            ups: number;
+                        };
+                        space: {
+                            poolUsedPercent: number;
+                            cacheUsedPercent: number;
+                            diskMinFreeFactor: number;
+                        };
+                        smart: {
+                            reallocatedSectors: number;
+                            reportedUncorrectable: number;
+                            commandTimeouts: number;
+                            pendingSectors: number;
+                            offlineUncorrectable: number;
+                            crcErrors: number;
+                            temperatureC: number;
+                            nvmeTemperatureC: number;
+                            nvmeAvailableSparePercent: number;
+                            nvmePercentageUsed: number;
+                            nvmeMediaErrors: number;
+                        };
+                        certificateDays: number;
+                        ups: {
+                            host: string;
+                            port: number;
+                            name: string;
+                        } | null;
+                    };
+                };
+            };
+            /** @description Invalid parameters or body (`bad_request` with `details.issues`) or a refusal of the operation */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role too low, or a cross-origin write */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `setup_required` before the first admin exists, or a conflict of the operation */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (generic message) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    putSettingsWatchers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    intervals: {
+                        disks: number;
+                        space: number;
+                        smart: number;
+                        drift: number;
+                        certificate: number;
+                        containers: number;
+                        images: number;
+                        ups: number;
+                    };
+                    space: {
+                        poolUsedPercent: number;
+                        cacheUsedPercent: number;
+                        diskMinFreeFactor: number;
+                    };
+                    smart: {
+                        reallocatedSectors: number;
+                        reportedUncorrectable: number;
+                        commandTimeouts: number;
+                        pendingSectors: number;
+                        offlineUncorrectable: number;
+                        crcErrors: number;
+                        temperatureC: number;
+                        nvmeTemperatureC: number;
+                        nvmeAvailableSparePercent: number;
+                        nvmePercentageUsed: number;
+                        nvmeMediaErrors: number;
+                    };
+                    certificateDays: number;
+                    ups: {
+                        host: string;
+                        port: number;
+                        name: string;
+                    } | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Watcher settings */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        intervals: {
+                            disks: number;
+                            space: number;
+                            smart: number;
+                            drift: number;
+                            certificate: number;
+                            containers: number;
+                            images: number;
+                            ups: number;
+                        };
+                        space: {
+                            poolUsedPercent: number;
+                            cacheUsedPercent: number;
+                            diskMinFreeFactor: number;
+                        };
+                        smart: {
+                            reallocatedSectors: number;
+                            reportedUncorrectable: number;
+                            commandTimeouts: number;
+                            pendingSectors: number;
+                            offlineUncorrectable: number;
+                            crcErrors: number;
+                            temperatureC: number;
+                            nvmeTemperatureC: number;
+                            nvmeAvailableSparePercent: number;
+                            nvmePercentageUsed: number;
+                            nvmeMediaErrors: number;
+                        };
+                        certificateDays: number;
+                        ups: {
+                            host: string;
+                            port: number;
+                            name: string;
+                        } | null;
+                    };
+                };
+            };
+            /** @description Invalid parameters or body (`bad_request` with `details.issues`) or a refusal of the operation */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role too low, or a cross-origin write */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `setup_required` before the first admin exists, or a conflict of the operation */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (generic message) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };

@@ -1,0 +1,27 @@
+/**
+ * The appliance watches itself (issue 22, 09 "Watchers"): the watchers of the service, GET /health,
+ * the watchers' settings. The mechanism (loops, conditions, raise once) is in
+ * services/watchers.ts and services/conditions.ts; every decision and message is in
+ * @appliance/watchers.
+ */
+import type { Feature } from '../feature.ts';
+import { disksWatcher } from './disks-watcher.ts';
+import { healthRoute } from './health.ts';
+import { settingsRoutes } from './settings.ts';
+import { spaceWatcher } from './space-watcher.ts';
+
+export const feature: Feature = {
+  name: 'watchers',
+  raises: [
+    'disk_offline',
+    'array_degraded',
+    'pool_above_threshold',
+    'disk_near_minfreespace',
+    'cache_above_threshold',
+  ],
+  routes: [healthRoute, ...settingsRoutes],
+  start(ctx) {
+    ctx.watchers.register(disksWatcher(ctx));
+    ctx.watchers.register(spaceWatcher(ctx));
+  },
+};

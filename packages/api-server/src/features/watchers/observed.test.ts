@@ -1,0 +1,62 @@
+/**
+ * GET /notifications/event-types says which events this installation can raise: `observed` comes
+ * from the features' `raises` declarations, not from a list in one place.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { allFeatures } from '../index.ts';
+import { type Sandbox, startSandbox } from '../../testing/sandbox.ts';
+
+describe('observed event types', () => {
+  let s: Sandbox;
+  beforeAll(async () => {
+    s = await startSandbox();
+  });
+  afterAll(async () => {
+    await s?.close();
+  });
+
+  const observed = async () => {
+    const r = await s.call('GET', '/notifications/event-types');
+    expect(r.status).toBe(200);
+    return Object.fromEntries(
+      r.body.eventTypes.map((e: { eventType: string; observed: boolean }) => [e.eventType, e.observed]),
+    );
+  };
+
+  it('the watchers’ events and login_failure_burst are observed; events of features not built yet are not', async () => {
+    const o = await observed();
+    expect(Object.keys(o)).toHaveLength(29);
+    for (const t of [
+      'disk_offline',
+      'array_degraded',
+      'pool_above_threshold',
+      'disk_near_minfreespace',
+      'cache_above_threshold',
+      'login_failure_burst',
+    ])
+      expect(o[t], t).toBe(true);
+    for (const t of [
+      'sync_succeeded',
+      'sync_failed',
+      'sync_blocked_threshold',
+      'scrub_errors_found',
+      'mover_skipping_files',
+      'appliance_update_available',
+      'appliance_update_failed',
+      'reboot_required',
+      'certificate_renewal_failed',
+      'config_backup_failed',
+      'appdata_backup_failed',
+      'backup_destination_stale',
+      'restore_drill_failed',
+    ])
+      expect(o[t], t).toBe(false);
+  });
+
+  it('every observed event is declared by the feature that raises it', () => {
+    const declared = allFeatures({} as never, {} as never, '0').flatMap((f) =>
+      (f.raises ?? []).map((r) => `${f.name}:${typeof r === 'string' ? r : r.eventType}`),
+    );
+    expect(declared).toEqual(expect.arrayContaining(['tokens:login_failure_burst', 'watchers:disk_offline']));
+  });
+});

@@ -1,0 +1,9 @@
+// Core: the model, thresholds and every watcher's decision and messages (pure).
+export * from './core/model.ts';
+export * from './core/settings.ts';
+export * from './core/format.ts';
+export * from './core/disks.ts';
+export * from './core/space.ts';
+// Adapters: the probes that read the facts.
+export * from './node/statfs.ts';
+export * from './node/mounts.ts';
