@@ -57,6 +57,8 @@ export const DEBIAN_PACKAGE: Record<string, string> = {
   age: 'age',
   zstd: 'zstd',
   openssl: 'openssl',
+  smartctl: 'smartmontools',
+  upsc: 'nut-client',
 };
 
 export const missingTool = (command: string): AppError => {

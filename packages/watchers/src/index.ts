@@ -4,6 +4,8 @@ export * from './core/settings.ts';
 export * from './core/format.ts';
 export * from './core/disks.ts';
 export * from './core/space.ts';
+export * from './core/smart.ts';
 // Adapters: the probes that read the facts.
 export * from './node/statfs.ts';
 export * from './node/mounts.ts';
+export * from './node/smartctl.ts';

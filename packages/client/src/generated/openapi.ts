@@ -823,6 +823,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/disks/{id}/smart": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A disk's last SMART reading (by kernel name: sda, nvme0n1), its findings and the history of its values, newest first */
+        get: operations["getDisksIdSmart"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -7700,6 +7717,126 @@ export interface operations {
                             port: number;
                             name: string;
                         } | null;
+                    };
+                };
+            };
+            /** @description Invalid parameters or body (`bad_request` with `details.issues`) or a refusal of the operation */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role too low, or a cross-origin write */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `setup_required` before the first admin exists, or a conflict of the operation */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (generic message) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getDisksIdSmart: {
+        parameters: {
+            query?: {
+                limit?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description SMART report */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        device: string;
+                        diskKey: string;
+                        model: string | null;
+                        serial: string | null;
+                        slot: string | null;
+                        last: {
+                            at: string;
+                            /** @enum {string} */
+                            state: "ok" | "standby" | "unavailable" | "error";
+                            detail: string | null;
+                            passed: boolean | null;
+                            temperatureC: number | null;
+                            powerOnHours: number | null;
+                            counters: {
+                                [key: string]: number;
+                            };
+                            findings: {
+                                id: string;
+                                eventType: string;
+                                value: string;
+                                message: string;
+                            }[];
+                        } | null;
+                        history: {
+                            at: string;
+                            passed: boolean | null;
+                            temperatureC: number | null;
+                            powerOnHours: number | null;
+                            counters: {
+                                [key: string]: number;
+                            };
+                        }[];
                     };
                 };
             };

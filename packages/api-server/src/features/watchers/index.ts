@@ -8,20 +8,25 @@ import type { Feature } from '../feature.ts';
 import { disksWatcher } from './disks-watcher.ts';
 import { healthRoute } from './health.ts';
 import { settingsRoutes } from './settings.ts';
+import { smartRoute } from './smart-route.ts';
+import { smartWatcher } from './smart-watcher.ts';
 import { spaceWatcher } from './space-watcher.ts';
 
 export const feature: Feature = {
   name: 'watchers',
   raises: [
+    'smart_warning',
+    'smart_failure',
     'disk_offline',
     'array_degraded',
     'pool_above_threshold',
     'disk_near_minfreespace',
     'cache_above_threshold',
   ],
-  routes: [healthRoute, ...settingsRoutes],
+  routes: [healthRoute, ...settingsRoutes, smartRoute],
   start(ctx) {
     ctx.watchers.register(disksWatcher(ctx));
     ctx.watchers.register(spaceWatcher(ctx));
+    ctx.watchers.register(smartWatcher(ctx));
   },
 };

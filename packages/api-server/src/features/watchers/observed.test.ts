@@ -27,6 +27,8 @@ describe('observed event types', () => {
     const o = await observed();
     expect(Object.keys(o)).toHaveLength(29);
     for (const t of [
+      'smart_warning',
+      'smart_failure',
       'disk_offline',
       'array_degraded',
       'pool_above_threshold',
