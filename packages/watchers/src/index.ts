@@ -5,7 +5,11 @@ export * from './core/format.ts';
 export * from './core/disks.ts';
 export * from './core/space.ts';
 export * from './core/smart.ts';
+export * from './core/drift.ts';
+export * from './core/certificate.ts';
 // Adapters: the probes that read the facts.
 export * from './node/statfs.ts';
 export * from './node/mounts.ts';
 export * from './node/smartctl.ts';
+export * from './node/certificate.ts';
+export * from './node/files.ts';

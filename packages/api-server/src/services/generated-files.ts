@@ -7,7 +7,8 @@
  * effective at once even while its write job waits for the next group commit.
  */
 import { createHash } from 'node:crypto';
-import fs from 'node:fs/promises';
+import fs from 'node:fs';
+import path from 'node:path';
 import { eq } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
 import { generatedFiles } from '../db/schema.ts';
@@ -61,20 +62,23 @@ export class GeneratedFiles {
 
   /**
    * Records what the service just wrote to `real` (the text when given, else the file as it is on
-   * disk now). A missing file is forgotten instead.
+   * disk now, read at once). The record is in force when this returns; the promise settles once it
+   * is durable (callers on a hot path need not wait: a crash before the commit leaves the previous
+   * record, and every writer records again on its next write). A missing file is forgotten instead.
    */
-  async record(real: string, written?: string | Uint8Array): Promise<void> {
-    let data: string | Uint8Array;
-    if (written !== undefined) data = written;
+  record(real: string, written?: string | Uint8Array): Promise<void> {
+    let bytes: Buffer;
+    if (written !== undefined) bytes = Buffer.from(written);
     else {
       try {
-        data = await fs.readFile(real);
+        // Synchronous on purpose: a generated file is a few KiB, and the record must be in force
+        // before anything else runs (the drift watcher must never see the new file with the old record).
+        bytes = fs.readFileSync(real);
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code === 'ENOENT') return this.forget(real);
-        throw err;
+        return Promise.reject(err);
       }
     }
-    const bytes = typeof data === 'string' ? Buffer.from(data) : Buffer.from(data);
     const text = bytes.length <= MAX_KEPT_CONTENT ? bytes.toString('utf8') : null;
     const entry: GeneratedFile = {
       path: this.stored(real),
@@ -84,28 +88,58 @@ export class GeneratedFiles {
       writtenAt: this.ctx.clock.now().toISOString(),
     };
     const files = this.load();
-    const before = files.get(entry.path);
-    if (before?.sha256 === entry.sha256) return;
+    if (files.get(entry.path)?.sha256 === entry.sha256) return Promise.resolve();
     files.set(entry.path, entry);
     const { real: _real, ...row } = entry;
-    await this.ctx.writes.run((db) =>
-      db
-        .insert(generatedFiles)
+    return this.ctx.writes.run((db) => {
+      db.insert(generatedFiles)
         .values(row)
         .onConflictDoUpdate({
           target: generatedFiles.path,
           set: { sha256: row.sha256, content: row.content, writtenAt: row.writtenAt },
         })
-        .run(),
+        .run();
+    });
+  }
+
+  /** `record` for callers that do not wait: a failure to persist is logged. */
+  recordQuietly(real: string, written?: string | Uint8Array): void {
+    this.record(real, written).catch((err: unknown) =>
+      this.ctx.logger.error('recording a generated file failed', { file: real, error: String(err) }),
     );
   }
 
   /** The service removed a generated file (a stack deleted): nothing to watch any more. */
-  async forget(real: string): Promise<void> {
+  forget(real: string): Promise<void> {
     const key = this.stored(real);
     const files = this.load();
-    if (!files.delete(key)) return;
-    await this.ctx.writes.run((db) => db.delete(generatedFiles).where(eq(generatedFiles.path, key)).run());
+    if (!files.delete(key)) return Promise.resolve();
+    return this.ctx.writes.run((db) => {
+      db.delete(generatedFiles).where(eq(generatedFiles.path, key)).run();
+    });
+  }
+
+  /**
+   * After a config import swapped in smb.conf and the stacks (08 §14): what is on disk now is what
+   * the service wrote. Stack compose files that are gone are forgotten.
+   */
+  recordAfterImport(): void {
+    const { paths } = this.ctx;
+    this.recordQuietly(paths.sambaConf);
+    for (const f of this.list())
+      if (f.real.startsWith(`${paths.stacksDir}/`) && !fs.existsSync(f.real))
+        this.forget(f.real).catch(() => undefined);
+    let names: string[] = [];
+    try {
+      names = fs.readdirSync(paths.stacksDir);
+    } catch {
+      names = [];
+    }
+    for (const name of names) {
+      const compose = path.join(paths.stacksDir, name, 'docker-compose.yml');
+      const st = fs.lstatSync(compose, { throwIfNoEntry: false });
+      if (st?.isFile()) this.recordQuietly(compose);
+    }
   }
 
   /** Every recorded file under a real directory (a stack folder), forgotten. */

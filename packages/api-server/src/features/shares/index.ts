@@ -17,11 +17,14 @@ export async function startShares(ctx: AppContext): Promise<() => Promise<void>>
   const samba = createSambaConfig(ctx);
   ctx.hooks.regenerateSamba = async () => {
     await samba.regenerator.regenerate();
+    // what the service wrote, for the drift watcher (issue 22)
+    ctx.generated.recordQuietly(ctx.paths.sambaConf);
   };
   ctx.hooks.reloadSamba = () => samba.reload();
   // Once at startup (06 §5.3); a failure is logged, the server still starts.
   await samba.regenerator
     .regenerate()
+    .then(() => ctx.generated.recordQuietly(ctx.paths.sambaConf))
     .catch((err: unknown) =>
       ctx.logger.error('smb.conf regeneration at startup failed', { error: String(err) }),
     );

@@ -5,7 +5,9 @@
  * @appliance/watchers.
  */
 import type { Feature } from '../feature.ts';
+import { certificateWatcher, watchesCertificate } from './certificate-watcher.ts';
 import { disksWatcher } from './disks-watcher.ts';
+import { driftWatcher } from './drift-watcher.ts';
 import { healthRoute } from './health.ts';
 import { settingsRoutes } from './settings.ts';
 import { smartRoute } from './smart-route.ts';
@@ -22,11 +24,15 @@ export const feature: Feature = {
     'pool_above_threshold',
     'disk_near_minfreespace',
     'cache_above_threshold',
+    'config_drift_detected',
+    { eventType: 'certificate_expiring', when: watchesCertificate },
   ],
   routes: [healthRoute, ...settingsRoutes, smartRoute],
   start(ctx) {
     ctx.watchers.register(disksWatcher(ctx));
     ctx.watchers.register(spaceWatcher(ctx));
     ctx.watchers.register(smartWatcher(ctx));
+    ctx.watchers.register(driftWatcher(ctx));
+    ctx.watchers.register(certificateWatcher(ctx));
   },
 };

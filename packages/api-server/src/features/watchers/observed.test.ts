@@ -34,7 +34,10 @@ describe('observed event types', () => {
       'pool_above_threshold',
       'disk_near_minfreespace',
       'cache_above_threshold',
+      'config_drift_detected',
       'login_failure_burst',
+      'credential_reset',
+      'catalog_check_failed',
     ])
       expect(o[t], t).toBe(true);
     for (const t of [
@@ -59,6 +62,14 @@ describe('observed event types', () => {
     const declared = allFeatures({} as never, {} as never, '0').flatMap((f) =>
       (f.raises ?? []).map((r) => `${f.name}:${typeof r === 'string' ? r : r.eventType}`),
     );
-    expect(declared).toEqual(expect.arrayContaining(['tokens:login_failure_burst', 'watchers:disk_offline']));
+    expect(declared).toEqual(
+      expect.arrayContaining([
+        'tokens:login_failure_burst',
+        'setup:credential_reset',
+        'apps:catalog_check_failed',
+        'watchers:disk_offline',
+        'watchers:certificate_expiring',
+      ]),
+    );
   });
 });

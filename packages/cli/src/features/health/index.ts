@@ -48,7 +48,12 @@ export const register: Register = (_root, app) => {
                   ['event', 'thing', 'value', 'since'],
                   res.conditions.map((c) => [c.eventType, c.subject, c.value ?? '-', relative(c.since)]),
                 );
-          return [watchers, ...(notes.length > 0 ? ['', 'Notes:', ...notes] : []), '', conditions].join('\n');
+          return [
+            watchers.trimEnd(),
+            ...(notes.length > 0 ? ['', 'Notes:', ...notes] : []),
+            '',
+            conditions,
+          ].join('\n');
         });
       }),
     );
