@@ -7,9 +7,11 @@ export * from './core/space.ts';
 export * from './core/smart.ts';
 export * from './core/drift.ts';
 export * from './core/certificate.ts';
+export * from './core/containers.ts';
 // Adapters: the probes that read the facts.
 export * from './node/statfs.ts';
 export * from './node/mounts.ts';
 export * from './node/smartctl.ts';
 export * from './node/certificate.ts';
 export * from './node/files.ts';
+export * from './node/docker.ts';

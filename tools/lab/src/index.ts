@@ -3,3 +3,4 @@ export * from './dockerd.ts';
 export * from './prereq.ts';
 export * from './guard.ts';
 export * from './tls.ts';
+export * from './registry.ts';

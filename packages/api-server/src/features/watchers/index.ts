@@ -7,6 +7,7 @@
 import type { Feature } from '../feature.ts';
 import { certificateWatcher, watchesCertificate } from './certificate-watcher.ts';
 import { disksWatcher } from './disks-watcher.ts';
+import { containersWatcher, imagesWatcher } from './docker-watchers.ts';
 import { driftWatcher } from './drift-watcher.ts';
 import { healthRoute } from './health.ts';
 import { settingsRoutes } from './settings.ts';
@@ -25,6 +26,8 @@ export const feature: Feature = {
     'disk_near_minfreespace',
     'cache_above_threshold',
     'config_drift_detected',
+    'container_unhealthy',
+    'container_update_available',
     { eventType: 'certificate_expiring', when: watchesCertificate },
   ],
   routes: [healthRoute, ...settingsRoutes, smartRoute],
@@ -34,5 +37,7 @@ export const feature: Feature = {
     ctx.watchers.register(smartWatcher(ctx));
     ctx.watchers.register(driftWatcher(ctx));
     ctx.watchers.register(certificateWatcher(ctx));
+    ctx.watchers.register(containersWatcher(ctx));
+    ctx.watchers.register(imagesWatcher(ctx));
   },
 };

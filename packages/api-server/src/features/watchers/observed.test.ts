@@ -35,6 +35,8 @@ describe('observed event types', () => {
       'disk_near_minfreespace',
       'cache_above_threshold',
       'config_drift_detected',
+      'container_unhealthy',
+      'container_update_available',
       'login_failure_burst',
       'credential_reset',
       'catalog_check_failed',
