@@ -8,6 +8,7 @@ export * from './core/smart.ts';
 export * from './core/drift.ts';
 export * from './core/certificate.ts';
 export * from './core/containers.ts';
+export * from './core/ups.ts';
 // Adapters: the probes that read the facts.
 export * from './node/statfs.ts';
 export * from './node/mounts.ts';
@@ -15,3 +16,4 @@ export * from './node/smartctl.ts';
 export * from './node/certificate.ts';
 export * from './node/files.ts';
 export * from './node/docker.ts';
+export * from './node/nut.ts';

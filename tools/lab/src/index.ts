@@ -4,3 +4,4 @@ export * from './prereq.ts';
 export * from './guard.ts';
 export * from './tls.ts';
 export * from './registry.ts';
+export * from './nut.ts';

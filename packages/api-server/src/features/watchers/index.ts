@@ -14,6 +14,7 @@ import { settingsRoutes } from './settings.ts';
 import { smartRoute } from './smart-route.ts';
 import { smartWatcher } from './smart-watcher.ts';
 import { spaceWatcher } from './space-watcher.ts';
+import { upsConfigured, upsWatcher } from './ups-watcher.ts';
 
 export const feature: Feature = {
   name: 'watchers',
@@ -29,6 +30,8 @@ export const feature: Feature = {
     'container_unhealthy',
     'container_update_available',
     { eventType: 'certificate_expiring', when: watchesCertificate },
+    { eventType: 'ups_on_battery', when: upsConfigured },
+    { eventType: 'ups_battery_low', when: upsConfigured },
   ],
   routes: [healthRoute, ...settingsRoutes, smartRoute],
   start(ctx) {
@@ -39,5 +42,6 @@ export const feature: Feature = {
     ctx.watchers.register(certificateWatcher(ctx));
     ctx.watchers.register(containersWatcher(ctx));
     ctx.watchers.register(imagesWatcher(ctx));
+    ctx.watchers.register(upsWatcher(ctx));
   },
 };
