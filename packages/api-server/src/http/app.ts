@@ -91,6 +91,8 @@ async function handle(
   const transport: Transport = c.env?.transport ?? 'tcp';
   let response: Response;
   try {
+    // 0. a route served on the Unix socket only does not exist over TCP
+    if (route.socketOnly && transport !== 'unix') throw routeNotFound();
     // 1. body size
     const limit = route.bodyLimit ?? JSON_BODY_LIMIT;
     const declared = Number(c.req.header('content-length') ?? '0');

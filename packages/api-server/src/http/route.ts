@@ -56,6 +56,11 @@ export interface RouteSpec<
   /** Served on the Unix socket before an admin exists (config import preview and import). */
   socketBeforeSetup?: boolean;
   /**
+   * Served on the Unix socket only (a local password reset): over TCP the route does not exist,
+   * `404 not_found` before any other check.
+   */
+  socketOnly?: boolean;
+  /**
    * The import lock (services/operation-gate.ts): every non-GET route passes it, and answers
    * `409 import_in_progress` during an import; `self` = the route manages it (the import itself).
    */

@@ -127,6 +127,20 @@ function common(r: AnyRoute, label: string, res: RawResponse): void {
   );
 }
 
+/**
+ * A route served on the Unix socket only (`socketOnly`, the local password reset): over TCP it does
+ * not exist for anyone — no credential, bad ones, a viewer, the admin, a foreign Origin — and
+ * answers `404 not_found` (before the setup gate, the credential and the body).
+ */
+async function tcpNeverServes(r: AnyRoute, cells: Array<[string, Record<string, string>]>): Promise<void> {
+  for (const [label, headers] of cells) {
+    const res = await send(r, 'tcp', headers);
+    common(r, label, res);
+    const what = describeCell(r, label, res);
+    expect([res.status, (res.body as { code?: string } | null)?.code], what).toEqual([404, 'not_found']);
+  }
+}
+
 describe('the registry', () => {
   it('gives every route a role and documents it in the served OpenAPI document', async () => {
     expect(routes.length).toBeGreaterThan(40);
@@ -162,6 +176,16 @@ describe('before the first admin exists', () => {
         ['basic', 'tcp', basic('admin', PASSWORD)],
         ['socket', 'unix', {}],
       ];
+      if (r.socketOnly) {
+        await tcpNeverServes(
+          r,
+          cells.filter(([, via]) => via === 'tcp').map(([label, , headers]) => [label, headers]),
+        );
+        const res = await send(r, 'unix');
+        common(r, 'socket', res);
+        expect((res.body as { code: string }).code, describeCell(r, 'socket', res)).toBe('setup_required');
+        return;
+      }
       for (const [label, via, headers] of cells) {
         const res = await send(r, via, headers);
         common(r, label, res);
@@ -227,6 +251,21 @@ describe('after the first admin exists', () => {
         ...Object.entries(BAD_CREDENTIALS),
         ['revoked token', bearer(tokens['revoked']!)],
       ];
+      if (r.socketOnly) {
+        await tcpNeverServes(r, [
+          ['no credential', {}],
+          ...refusedAlways,
+          ['basic', basic('admin', PASSWORD)],
+          ['viewer account', bearer(tokens['viewer account']!)],
+          ['admin', bearer(tokens['admin']!)],
+          ['admin, foreign Origin', { ...bearer(tokens['admin']!), origin: 'https://evil.example' }],
+        ]);
+        // The socket is the local administrator: never refused by the auth layer.
+        const res = await send(r, 'unix');
+        common(r, 'socket', res);
+        expect([401, 403, 404], describeCell(r, 'socket', res)).not.toContain(res.status);
+        return;
+      }
       // No credential.
       {
         const res = await send(r, 'tcp');

@@ -7,6 +7,7 @@ import type { Config } from '../config.ts';
 import type { Hooks } from '../context.ts';
 import { createLogger } from '../logger.ts';
 import { type RunningServer, type StartOptions, startServer } from '../server.ts';
+import { manualTimers } from '../services/watchers.ts';
 
 export interface SandboxOptions {
   /** Lab mode (loop devices listed as disks). */
@@ -18,6 +19,7 @@ export interface SandboxOptions {
   /** Read host facts (sysfs, /dev, /proc, /etc/group) from this directory instead of the host. */
   hostRoot?: string;
   hooks?: Partial<Hooks>;
+  /** Server start options; the watchers run on `manualTimers` unless `start.watcherTimers` says otherwise. */
   start?: Partial<Omit<StartOptions, 'config' | 'hooks'>>;
   config?: Partial<Config>;
 }
@@ -90,6 +92,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     ...(options.hooks ? { hooks: options.hooks } : {}),
     // uses are stored at close only: read-only proofs compare the database between two requests
     tokenUsageFlushMs: null,
+    // Watcher cycles run only when a test drives them (ctx.watchers.runOnce): no test sleeps for
+    // an interval, and no watcher raises behind another test's back.
+    watcherTimers: manualTimers,
     ...options.start,
   });
   const url = server.url!;

@@ -119,6 +119,10 @@ const LIVE_HISTORY = new Set([
   'jobs',
   'schedule_runs',
   'parity_state',
+  // runtime and history of this machine's watchers (issue 22)
+  'watcher_conditions',
+  'smart_readings',
+  'generated_files',
   MIGRATION_TABLE,
 ]);
 

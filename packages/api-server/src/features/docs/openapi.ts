@@ -95,6 +95,7 @@ export function buildOpenApi(routes: AnyRoute[], version: string): Json {
       tags: route.tags,
       'x-role': route.role,
       ...(route.socketBeforeSetup ? { 'x-unix-socket-before-setup': true } : {}),
+      ...(route.socketOnly ? { 'x-unix-socket-only': true } : {}),
       security:
         route.role === 'public' ? [] : route.allowBasic ? [{ bearer: [] }, { basic: [] }] : [{ bearer: [] }],
       ...(parameters.length ? { parameters } : {}),

@@ -97,6 +97,7 @@ function registerSchedules(ctx: AppContext): void {
  */
 export const feature: Feature = {
   name: 'parity',
+  raises: ['sync_succeeded', 'sync_failed', 'sync_blocked_threshold', 'scrub_errors_found', 'array_degraded'],
   start(ctx) {
     ctx.jobs.register(syncJob(ctx));
     ctx.jobs.register(scrubJob(ctx));

@@ -37,6 +37,8 @@ const CreateBody = v.strictObject({
 
 export const tokensFeature = (auth: Authenticator): Feature => ({
   name: 'tokens',
+  // Password logins (Basic, on POST /tokens) cross the lock-out threshold (services/auth.ts).
+  raises: ['login_failure_burst'],
   routes: [
     defineRoute({
       method: 'POST',
