@@ -6,11 +6,15 @@ import type { Sealer } from './db/machine-key.ts';
 import type { WriteQueue } from './db/write-queue.ts';
 import type { Logger } from './logger.ts';
 import type { AuditLog } from './services/audit.ts';
+import type { Conditions } from './services/conditions.ts';
 import type { EventBus } from './services/events.ts';
 import type { JobRunner } from './services/jobs.ts';
+import type { GeneratedFiles } from './services/generated-files.ts';
 import type { KeyedLocks } from './services/locks.ts';
+import type { ObservedEvents } from './services/observed-events.ts';
 import type { OperationGate } from './services/operation-gate.ts';
 import type { Scheduler } from './services/scheduler.ts';
+import type { WatcherRunner } from './services/watchers.ts';
 
 /**
  * Everything a route handler may use. Built once at startup (createContext) and passed to every
@@ -45,6 +49,17 @@ export interface AppContext {
   hooks: Hooks;
   /** Random UUID / bytes, replaceable in tests. */
   random: { uuid(): string; bytes(n: number): Buffer };
+  /**
+   * Conditions that hold now (services/conditions.ts): `hold(key, event)` raises once, `clear(key)`
+   * records the end. Watchers and any feature reporting a condition share it.
+   */
+  conditions: Conditions;
+  /** The watcher loops (services/watchers.ts): `register` in a feature's start, `runOnce` in tests. */
+  watchers: WatcherRunner;
+  /** What the service last wrote to each generated file: `record(realPath)` after writing one. */
+  generated: GeneratedFiles;
+  /** Which catalog events this installation raises (from every feature's `raises`). */
+  observed: ObservedEvents;
 }
 
 export interface Hooks {
@@ -63,4 +78,13 @@ export interface Hooks {
   importFault?: (step: string) => void | Promise<void>;
   /** Raise a notification event (set by the notifications feature). */
   raise?: (event: { eventType: string; title: string; message: string }) => Promise<void>;
+  /**
+   * Raise inside the caller's write job, so the alert commits together with the caller's rows (the
+   * conditions); `announce` after the commit pushes it on GET /events and wakes the delivery worker.
+   * Set by the notifications feature.
+   */
+  raiseWithin?: (
+    db: Db,
+    event: { eventType: string; title: string; message: string },
+  ) => { alertId: number; announce: () => void };
 }

@@ -39,13 +39,18 @@ import { type AppEnv, createApp } from './http/app.ts';
 import { type Logger, createLogger } from './logger.ts';
 import { AuditLog } from './services/audit.ts';
 import { Authenticator } from './services/auth.ts';
+import { Conditions } from './services/conditions.ts';
 import { EventBus } from './services/events.ts';
 import { JobRunner } from './services/jobs.ts';
+import { GeneratedFiles } from './services/generated-files.ts';
 import { KeyedLocks } from './services/locks.ts';
+import { ObservedEvents } from './services/observed-events.ts';
+import { realTimers, type WatcherTimers, WatcherRunner } from './services/watchers.ts';
 import { OperationGate } from './services/operation-gate.ts';
 import { Lockout } from './services/lockout.ts';
 import { Passwords } from './services/passwords.ts';
 import { Scheduler } from './services/scheduler.ts';
+import { TOKEN_USAGE_FLUSH_MS } from './services/token-usage.ts';
 
 export const VERSION = '0.1.0';
 
@@ -60,6 +65,13 @@ export interface StartOptions {
   passwords?: Passwords;
   /** Run the scheduler's timer (default true; tests that drive `ctx.scheduler.tick()` may turn it off). */
   scheduler?: boolean;
+  /**
+   * How often the noted token uses are written (`lastUsedAt`); default every 5 minutes, null: only
+   * when the server closes (test sandboxes, whose read-only proofs compare the database).
+   */
+  tokenUsageFlushMs?: number | null;
+  /** The watchers' timers (tests: `manualTimers`, cycles driven with `ctx.watchers.runOnce`). */
+  watcherTimers?: WatcherTimers;
 }
 
 export interface RunningServer {
@@ -142,7 +154,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       : {}),
     ...options.hooks,
   };
-  const ctx: AppContext = {
+  const ctx = {
     config,
     paths,
     clock,
@@ -162,12 +174,22 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     random: { uuid: randomUUID, bytes: randomBytes },
     jobs: undefined as unknown as JobRunner,
     scheduler: undefined as unknown as Scheduler,
-  };
+  } as Omit<AppContext, 'conditions' | 'watchers' | 'generated' | 'observed'> as AppContext;
   ctx.jobs = new JobRunner(ctx);
   ctx.scheduler = new Scheduler(ctx);
+  ctx.conditions = new Conditions(ctx);
+  ctx.generated = new GeneratedFiles(ctx);
+  ctx.observed = new ObservedEvents();
+  ctx.watchers = new WatcherRunner({
+    conditions: ctx.conditions,
+    clock,
+    logger,
+    timers: options.watcherTimers ?? realTimers,
+  });
   const passwords = options.passwords ?? new Passwords();
   const auth = new Authenticator(ctx, passwords, new Lockout());
   const features = allFeatures(auth, passwords, VERSION);
+  for (const f of features) for (const decl of f.raises ?? []) ctx.observed.add(decl);
   const stops: Array<() => void | Promise<void>> = [];
   for (const f of features) {
     const stop = await f.start?.(ctx);
@@ -178,6 +200,11 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   // then the scheduler runs what is due (a slot missed while down runs now, once).
   await ctx.jobs.recover();
   if (options.scheduler !== false) ctx.scheduler.start();
+  const flushMs = options.tokenUsageFlushMs === undefined ? TOKEN_USAGE_FLUSH_MS : options.tokenUsageFlushMs;
+  if (flushMs !== null) auth.usage.startFlushing(flushMs);
+  // Every feature registered its watchers in start: the loops begin now (their first cycles a
+  // second or more later, staggered, so startup stays quick).
+  ctx.watchers.start();
   const app = createApp(
     ctx,
     auth,
@@ -233,7 +260,14 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
         ]);
         await ctx.scheduler.stop();
         await ctx.jobs.stop();
+        auth.usage.stopFlushing();
+        await ctx.watchers.stop();
         for (const stop of stops.reverse()) await stop();
+        await auth.usage
+          .flush()
+          .catch((err: unknown) =>
+            logger.warn('token uses not stored', { error: err instanceof Error ? err.message : String(err) }),
+          );
         await ctx.writes.run(() => undefined).catch(() => undefined);
         opened.close();
         walSyncer.close();

@@ -50,6 +50,17 @@ export const conflict = (code: string, message: string, details?: Record<string,
 export const notConfigured = (message: string, details?: Record<string, unknown>): AppError =>
   new AppError(501, 'not_configured', message, details);
 
+/**
+ * The client closed the connection before its request body was complete (an upload cut off). No
+ * answer can reach it; the server logs it at info as what it is, never as a failure.
+ */
+export const clientDisconnected = (): AppError =>
+  new AppError(
+    400,
+    'client_disconnected',
+    'The connection closed before the request body was complete; send the whole request again.',
+  );
+
 /** The typed confirmation did not match: answers 409 with the exact expected text. */
 export const confirmationRequired = (expected: string): AppError =>
   new AppError(409, 'confirmation_required', `Type the confirmation exactly as shown: ${expected}`, {

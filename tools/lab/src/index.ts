@@ -3,3 +3,5 @@ export * from './dockerd.ts';
 export * from './prereq.ts';
 export * from './guard.ts';
 export * from './tls.ts';
+export * from './registry.ts';
+export * from './nut.ts';

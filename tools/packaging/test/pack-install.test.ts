@@ -26,6 +26,7 @@ const RUNNABLE_README = new Set([
   '@appliance/notify-routing',
   '@appliance/shares',
   '@appliance/template-installer',
+  '@appliance/watchers',
 ]);
 let release: string;
 let tarballs: Record<string, string>;

@@ -1,5 +1,6 @@
 import type { AppContext } from '../context.ts';
 import type { AnyRoute } from '../http/route.ts';
+import type { RaisedEventDecl } from '../services/observed-events.ts';
 
 /**
  * A feature is a folder under src/features/ exporting one `Feature`: its routes, and optionally a
@@ -9,6 +10,11 @@ import type { AnyRoute } from '../http/route.ts';
 export interface Feature {
   name: string;
   routes: AnyRoute[];
+  /**
+   * The catalog events this feature raises (GET /notifications/event-types says `observed: true`
+   * for them), optionally only while a configuration holds.
+   */
+  raises?: readonly RaisedEventDecl[];
   start?: (
     ctx: AppContext,
   ) => void | (() => void | Promise<void>) | Promise<void | (() => void | Promise<void>)>;

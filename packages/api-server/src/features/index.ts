@@ -18,12 +18,13 @@ import { feature as shares } from './shares/index.ts';
 import { tokensFeature } from './tokens/index.ts';
 import { userGroupsFeature } from './user-groups/index.ts';
 import { usersFeature } from './users/index.ts';
+import { feature as watchers } from './watchers/index.ts';
 
 /** Every feature of the server, in registration order. The API document lists them all. */
 export function allFeatures(auth: Authenticator, passwords: Passwords, version: string): Feature[] {
   const features: Feature[] = [
     setupFeature(auth),
-    tokensFeature,
+    tokensFeature(auth),
     usersFeature(passwords),
     userGroupsFeature,
     settingsFeature,
@@ -38,6 +39,7 @@ export function allFeatures(auth: Authenticator, passwords: Passwords, version: 
     externalDisks,
     apps,
     configArchiveFeature(auth),
+    watchers,
   ];
   const docs = docsFeature(() => features.flatMap((f) => f.routes), version);
   return [...features, docs];

@@ -84,6 +84,65 @@ describe('order of checks and errors', () => {
     expect(r.body).toMatchObject({ code: 'unauthorized' });
   });
 
+  it('names the Bearer scheme on every 401 (WWW-Authenticate)', async () => {
+    for (const [token, headers] of [
+      [null, {}],
+      ['garbage', {}],
+      [`apat_${'0'.repeat(64)}`, {}],
+      [null, { authorization: 'Token abc' }],
+    ] as const) {
+      const r = await s.call('GET', '/users', undefined, { token, headers });
+      expect(r.status).toBe(401);
+      expect(r.headers.get('www-authenticate')).toBe('Bearer realm="appliance"');
+    }
+    expect((await s.call('GET', '/users')).headers.get('www-authenticate')).toBeNull();
+    expect((await s.call('GET', '/users', undefined, { token: viewerToken })).status).toBe(200);
+    const forbidden = await s.call('POST', '/users', {}, { token: viewerToken });
+    expect([forbidden.status, forbidden.headers.get('www-authenticate')]).toEqual([403, null]);
+  });
+
+  it('answers 405 with Allow for a known path and a wrong method, 404 for an unknown path', async () => {
+    const before = s.dumpDatabase();
+    const n = s.logs.length;
+    for (const [method, path, allow] of [
+      ['DELETE', '/users', 'GET, HEAD, POST'],
+      ['PUT', '/setup/status', 'GET, HEAD'],
+      ['POST', '/users/3f2a6c1e-8b4d-4e6f-9a1b-2c3d4e5f6a7b', 'GET, HEAD, PATCH, DELETE'],
+      ['GET', '/shares/media/data/delete', 'POST'],
+      ['PATCH', '/openapi.json', 'GET, HEAD'],
+      ['OPTIONS', '/tokens', 'GET, HEAD, POST'],
+    ] as const) {
+      // before any credential: like an unknown path, a wrong method runs no route's checks
+      for (const token of [undefined, null]) {
+        const r = await s.call(method, path, undefined, token === null ? { token } : {});
+        expect([r.status, r.headers.get('allow')], `${method} ${path}`).toEqual([405, allow]);
+        expect(r.body).toEqual({
+          code: 'method_not_allowed',
+          message: `This path does not accept ${method}; it accepts ${allow}. See /api/v1/openapi.json for the routes this service has.`,
+          details: { allowed: allow.split(', ') },
+        });
+      }
+    }
+    for (const [method, path] of [
+      ['DELETE', '/no/such/route'],
+      ['GET', '/users/'],
+      ['GET', '/shares//data/delete'],
+      ['POST', '/users/x/y'],
+    ] as const) {
+      const r = await s.call(method, path);
+      expect([r.status, r.body.code, r.headers.get('allow')], `${method} ${path}`).toEqual([
+        404,
+        'not_found',
+        null,
+      ]);
+    }
+    const lines = s.logs.slice(n).map((l) => JSON.parse(l) as { msg: string; route: string; status: number });
+    expect(
+      lines.filter((l) => l.msg === 'request' && l.status === 405).every((l) => l.route === '(none)'),
+    ).toBe(true);
+    expect(s.dumpDatabase()).toBe(before);
+  });
+
   it('answers 401 for malformed and unknown tokens, without a lookup for the malformed', async () => {
     for (const token of ['apat_xyz', `apat_${'0'.repeat(64)}`, 'garbage', `apat_${'A'.repeat(64)}`]) {
       const r = await s.call('GET', '/users', undefined, { token });
@@ -115,7 +174,7 @@ describe('order of checks and errors', () => {
 
   it('answers 404 not_found for an unknown route and 413 for a large body', async () => {
     expect((await s.call('GET', '/no/such/route')).body.code).toBe('not_found');
-    expect((await s.call('DELETE', '/setup/status')).status).toBe(404);
+    expect((await s.call('DELETE', '/users')).status).toBe(405);
     const big = await s.call('POST', '/user-groups', undefined, {
       raw: `{"name":"${'a'.repeat(65_600)}"}`,
       headers: { 'content-type': 'application/json' },
@@ -221,5 +280,73 @@ describe('order of checks and errors', () => {
       listener: 'tcp',
     });
     expect(typeof line.durationMs).toBe('number');
+  });
+});
+
+describe('an absent body (issue 25)', () => {
+  let s: Sandbox;
+  beforeAll(async () => {
+    s = await startSandbox();
+  });
+  afterAll(() => s.close());
+
+  const empty = (method: string, path: string, type: string | null = 'application/json') =>
+    s.call(method, path, undefined, { raw: '', headers: type === null ? {} : { 'content-type': type } });
+
+  it('is 400 bad_request on every route that defines a body, and writes nothing', async () => {
+    const before = s.dumpDatabase();
+    for (const [method, path] of [
+      ['POST', '/templates/jellyfin/install'],
+      ['POST', '/templates/jellyfin/preview'],
+      ['POST', '/shares/media/data/delete'],
+      ['POST', '/stacks'],
+      ['POST', '/user-groups'],
+      ['PUT', '/settings'],
+    ] as const) {
+      for (const type of ['application/json', null]) {
+        const r = await empty(method, path, type);
+        expect([r.status, r.body.code], `${method} ${path} (${type})`).toEqual([400, 'bad_request']);
+        expect(r.body.details.issues).toEqual([
+          { path: '', message: 'send the body as a JSON object with Content-Type: application/json' },
+        ]);
+      }
+    }
+    expect(s.dumpDatabase()).toBe(before);
+  });
+
+  it('counts as {} where the contract says so (03 §6 plans, 07 §6.1 format)', async () => {
+    for (const path of ['/disks/array/upgrade/plan', '/disks/array/replace/plan']) {
+      const r = await empty('POST', path);
+      const braces = await s.call('POST', path, {});
+      expect([r.status, r.body], path).toEqual([braces.status, braces.body]);
+      expect(r.body.details.issues.map((i: { path: string }) => i.path)).toEqual(['mountpoint', 'device']);
+    }
+    const format = await empty('POST', '/disks/external/backup1/format');
+    const braces = await s.call('POST', '/disks/external/backup1/format', {});
+    expect(format.body.code).not.toBe('bad_request');
+    expect([format.status, format.body]).toEqual([braces.status, braces.body]);
+  });
+
+  it('refuses an array where the body has an object: values: [], env: [], smb: [], webhookHeaders: []', async () => {
+    const before = s.dumpDatabase();
+    for (const [path, body, issue] of [
+      ['/templates/jellyfin/install', { values: [] }, 'values'],
+      ['/templates/jellyfin/preview', { values: [] }, 'values'],
+      ['/stacks', { name: 'web', compose: 'services: {}\n', env: [] }, 'env'],
+      ['/shares', { name: 'docs', smb: [] }, 'smb'],
+      [
+        '/notifications/channels',
+        { name: 'hook', type: 'webhook', webhookUrl: 'https://example.com/h', webhookHeaders: [] },
+        'webhookHeaders',
+      ],
+    ] as const) {
+      const r = await s.call('POST', path, body);
+      expect([r.status, r.body.code, r.body.details?.issues], path).toEqual([
+        400,
+        'bad_request',
+        [{ path: issue, message: 'must be a JSON object, not an array' }],
+      ]);
+    }
+    expect(s.dumpDatabase()).toBe(before);
   });
 });

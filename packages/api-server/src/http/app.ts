@@ -1,4 +1,4 @@
-import { AppError, badRequest, type ValidationIssue } from '@appliance/common';
+import { AppError, badRequest, clientDisconnected, type ValidationIssue } from '@appliance/common';
 import type { IncomingMessage } from 'node:http';
 import { Hono, type Context } from 'hono';
 import * as v from 'valibot';
@@ -6,9 +6,11 @@ import type { AppContext } from '../context.ts';
 import type { Actor } from '../services/audit.ts';
 import type { Authenticator } from '../services/auth.ts';
 import { roleAtLeast } from '../services/tokens.ts';
+import { AllowedMethods } from './allowed-methods.ts';
 import {
   errorResponse,
   forbidden,
+  methodNotAllowed,
   routeLabel,
   routeNotFound,
   setupRequired,
@@ -16,6 +18,7 @@ import {
   unauthorized,
 } from './errors.ts';
 import { DotSegmentRouter, dotSegmentRefusal } from './dot-segments.ts';
+import { arrayInPlaceOfObject } from './json-objects.ts';
 import type { AnyRoute, HandlerResult, Transport } from './route.ts';
 
 export const API_PREFIX = '/api/v1';
@@ -39,15 +42,27 @@ export type AppEnv = {
  * Before either a route or the 404 answer runs, the raw request target is judged for dot segments
  * (dot-segments.ts): the URL Hono routes on has them resolved already, so a request holding one is
  * answered by the route its raw segments match (whose step 6 refuses the parameter), or 404.
+ * A request no route of its method matches is `405 method_not_allowed` with `Allow` when routes of
+ * other methods serve its path (allowed-methods.ts), else `404 not_found`; neither runs a route's
+ * checks (there is no route).
  */
 export function createApp(ctx: AppContext, auth: Authenticator, routes: AnyRoute[]): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   const dots = new DotSegmentRouter(routes, API_PREFIX);
+  const allowed = new AllowedMethods(routes, API_PREFIX);
   const notFound = (c: Context<AppEnv>, label: string) =>
     logged(ctx, c, label, performance.now(), errorResponse(c, routeNotFound(), ctx.logger));
+  // No route of this method: a path other methods serve is 405 with `Allow`, any other is 404.
+  const noRoute = (c: Context<AppEnv>) => {
+    const methods = allowed.of(c.req.path);
+    if (!methods) return notFound(c, routeLabel(c));
+    c.header('Allow', methods.join(', '));
+    const err = methodNotAllowed(c.req.method, methods);
+    return logged(ctx, c, '(none)', performance.now(), errorResponse(c, err, ctx.logger));
+  };
   const dispatch = (c: Context<AppEnv>, route: AnyRoute | null): Promise<Response> | Response => {
     const verdict = dots.judge(c.req.method, c.env?.incoming?.url);
-    if (verdict === undefined) return route ? handle(ctx, auth, route, c) : notFound(c, routeLabel(c));
+    if (verdict === undefined) return route ? handle(ctx, auth, route, c) : noRoute(c);
     if (verdict === null) return notFound(c, '(none)');
     return handle(ctx, auth, verdict.route, c, verdict.params);
   };
@@ -76,6 +91,8 @@ async function handle(
   const transport: Transport = c.env?.transport ?? 'tcp';
   let response: Response;
   try {
+    // 0. a route served on the Unix socket only does not exist over TCP
+    if (route.socketOnly && transport !== 'unix') throw routeNotFound();
     // 1. body size
     const limit = route.bodyLimit ?? JSON_BODY_LIMIT;
     const declared = Number(c.req.header('content-length') ?? '0');
@@ -123,7 +140,9 @@ async function handle(
 
     // 7. body
     const body =
-      route.body && route.bodyKind !== 'raw' ? validate(route.body, parseJson(rawBody!, c), '') : undefined;
+      route.body && route.bodyKind !== 'raw'
+        ? validateBody(route.body, parseJson(rawBody!, c, route.emptyBody === 'object'))
+        : undefined;
 
     // 8. the operation, through the import lock unless it is a plain read (08 §14)
     const leave = c.req.method === 'GET' || route.gate === 'self' ? null : ctx.gate.enter();
@@ -235,13 +254,14 @@ function readIncoming(incoming: IncomingMessage, limit: number): Promise<Buffer>
       done();
       resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total));
     };
-    const onError = (err: Error) => {
+    // The request errored (reset) or closed before its end: the client went away mid-body.
+    const onError = () => {
       done();
-      reject(err);
+      reject(clientDisconnected());
     };
     const onClose = () => {
       done();
-      reject(new Error('the client closed the connection before sending the whole body'));
+      reject(clientDisconnected());
     };
     incoming.on('data', onData).on('end', onEnd).on('error', onError).on('close', onClose);
   });
@@ -249,9 +269,18 @@ function readIncoming(incoming: IncomingMessage, limit: number): Promise<Buffer>
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
-function parseJson(bytes: Uint8Array, c: Context): unknown {
-  // An empty body is an empty object (07 §6.1, 03 §6): the schema then says what is missing.
-  if (bytes.byteLength === 0) return {};
+/**
+ * The JSON object of a body. An absent (empty) body is refused (issue 25: a POST with a JSON
+ * content type and no body was taken as `{}` and installed a stack with every default), except on
+ * a route whose contract counts it as `{}` (`emptyBody: 'object'`: 03 §6, 07 §6.1).
+ */
+function parseJson(bytes: Uint8Array, c: Context, emptyIsObject: boolean): unknown {
+  if (bytes.byteLength === 0) {
+    if (emptyIsObject) return {};
+    throw badRequest([
+      { path: '', message: 'send the body as a JSON object with Content-Type: application/json' },
+    ]);
+  }
   const type = c.req.header('content-type') ?? '';
   if (!/^application\/json\b/i.test(type.trim())) {
     throw badRequest([{ path: '', message: 'send the body as JSON with Content-Type: application/json' }]);
@@ -290,6 +319,14 @@ export function validate<S extends v.GenericSchema>(
     };
   });
   throw badRequest(issues);
+}
+
+/** A JSON body: the schema, then no array where the schema expects an object (json-objects.ts). */
+function validateBody<S extends v.GenericSchema>(schema: S, input: unknown): v.InferOutput<S> {
+  const output = validate(schema, input, '');
+  const array = arrayInPlaceOfObject(schema, input);
+  if (array) throw badRequest([array]);
+  return output;
 }
 
 function toResponse(c: Context, result: HandlerResult): Response {

@@ -14,7 +14,12 @@ export function routeLabel(c: Context): string {
 /** The one place where errors become responses (00 §3 error body). */
 export function errorResponse(c: Context, err: unknown, logger: Logger): Response {
   if (err instanceof AppError) {
+    // RFC 9110 §11.6.1: a 401 names the scheme to authenticate with (RFC 6750 for Bearer).
+    if (err.status === 401) c.header('WWW-Authenticate', WWW_AUTHENTICATE);
     if (err.status >= 500) logger.warn('operation failed', { code: err.code, route: routeLabel(c) });
+    // Not a failure of the server: the answer goes nowhere (issue 25: logged as a 500).
+    if (err.code === 'client_disconnected')
+      logger.info('client disconnected', { route: routeLabel(c), method: c.req.method });
     return c.json(err.toBody(), err.status as 400);
   }
   logger.error('unexpected failure', {
@@ -31,6 +36,9 @@ export function errorResponse(c: Context, err: unknown, logger: Logger): Respons
     500,
   );
 }
+
+/** The challenge every 401 carries (docs/decisions/http.md). */
+export const WWW_AUTHENTICATE = 'Bearer realm="appliance"';
 
 export const unauthorized = () =>
   new AppError(401, 'unauthorized', 'Send a valid credential: Authorization: Bearer <API token>.');
@@ -54,4 +62,13 @@ export const routeNotFound = () =>
     404,
     'not_found',
     'There is no such route; see /api/v1/openapi.json for the routes this service has.',
+  );
+
+/** A path other methods serve (the caller sets `Allow` to the same list). */
+export const methodNotAllowed = (method: string, allowed: readonly string[]) =>
+  new AppError(
+    405,
+    'method_not_allowed',
+    `This path does not accept ${method}; it accepts ${allowed.join(', ')}. See /api/v1/openapi.json for the routes this service has.`,
+    { allowed: [...allowed] },
   );

@@ -32,8 +32,16 @@ export interface RouteSpec<
   tags: string[];
   params?: P;
   query?: Q;
-  /** JSON body schema. Use strict objects (unknown fields → 400). */
+  /**
+   * JSON body schema. Use strict objects (unknown fields → 400). A route with a body schema needs
+   * a body: an absent (empty) one is `400 bad_request`, unless `emptyBody: 'object'`.
+   */
   body?: B;
+  /**
+   * `object`: an absent (empty) body counts as `{}`, for the operations whose contract says so
+   * (03 §6 and §11 plans, 07 §6.1 format); the schema then says what is missing.
+   */
+  emptyBody?: 'object';
   /** `raw`: the handler reads `c.req.raw.body` itself (multipart); it enforces its own limit. */
   bodyKind?: 'json' | 'raw';
   /**
@@ -47,6 +55,11 @@ export interface RouteSpec<
   ungated?: boolean;
   /** Served on the Unix socket before an admin exists (config import preview and import). */
   socketBeforeSetup?: boolean;
+  /**
+   * Served on the Unix socket only (a local password reset): over TCP the route does not exist,
+   * `404 not_found` before any other check.
+   */
+  socketOnly?: boolean;
   /**
    * The import lock (services/operation-gate.ts): every non-GET route passes it, and answers
    * `409 import_in_progress` during an import; `self` = the route manages it (the import itself).

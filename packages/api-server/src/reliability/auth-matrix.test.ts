@@ -11,6 +11,9 @@
  * answers (its log line) must be that route every time, with the auth layer's answer where it
  * refuses and `400 bad_request` naming the parameter where it lets the request through. A dot
  * segment in place of, or inserted before, a fixed word of a route must answer 404 from no route.
+ *
+ * Issue 25: every 401 carries `WWW-Authenticate: Bearer`, and every registered path called with a
+ * method it does not serve answers `405 method_not_allowed` with `Allow`, from no route.
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -111,11 +114,31 @@ function describeCell(r: AnyRoute, label: string, res: RawResponse): string {
   return `${routeId(r)} [${label}] → ${res.status} ${res.text.slice(0, 300)}`;
 }
 
-/** Properties every answer has: never a server failure; every non-2xx is the error body. */
+/**
+ * Properties every answer has: never a server failure; every non-2xx is the error body; every 401
+ * names the Bearer scheme (issue 25).
+ */
 function common(r: AnyRoute, label: string, res: RawResponse): void {
   const what = describeCell(r, label, res);
   expect(isServerFailure(res.status, res.body), what).toBe(false);
   if (res.status >= 400) expect(isErrorBody(res.body), what).toBe(true);
+  expect(res.headers['www-authenticate'], what).toBe(
+    res.status === 401 ? 'Bearer realm="appliance"' : undefined,
+  );
+}
+
+/**
+ * A route served on the Unix socket only (`socketOnly`, the local password reset): over TCP it does
+ * not exist for anyone — no credential, bad ones, a viewer, the admin, a foreign Origin — and
+ * answers `404 not_found` (before the setup gate, the credential and the body).
+ */
+async function tcpNeverServes(r: AnyRoute, cells: Array<[string, Record<string, string>]>): Promise<void> {
+  for (const [label, headers] of cells) {
+    const res = await send(r, 'tcp', headers);
+    common(r, label, res);
+    const what = describeCell(r, label, res);
+    expect([res.status, (res.body as { code?: string } | null)?.code], what).toEqual([404, 'not_found']);
+  }
 }
 
 describe('the registry', () => {
@@ -153,6 +176,16 @@ describe('before the first admin exists', () => {
         ['basic', 'tcp', basic('admin', PASSWORD)],
         ['socket', 'unix', {}],
       ];
+      if (r.socketOnly) {
+        await tcpNeverServes(
+          r,
+          cells.filter(([, via]) => via === 'tcp').map(([label, , headers]) => [label, headers]),
+        );
+        const res = await send(r, 'unix');
+        common(r, 'socket', res);
+        expect((res.body as { code: string }).code, describeCell(r, 'socket', res)).toBe('setup_required');
+        return;
+      }
       for (const [label, via, headers] of cells) {
         const res = await send(r, via, headers);
         common(r, label, res);
@@ -218,6 +251,21 @@ describe('after the first admin exists', () => {
         ...Object.entries(BAD_CREDENTIALS),
         ['revoked token', bearer(tokens['revoked']!)],
       ];
+      if (r.socketOnly) {
+        await tcpNeverServes(r, [
+          ['no credential', {}],
+          ...refusedAlways,
+          ['basic', basic('admin', PASSWORD)],
+          ['viewer account', bearer(tokens['viewer account']!)],
+          ['admin', bearer(tokens['admin']!)],
+          ['admin, foreign Origin', { ...bearer(tokens['admin']!), origin: 'https://evil.example' }],
+        ]);
+        // The socket is the local administrator: never refused by the auth layer.
+        const res = await send(r, 'unix');
+        common(r, 'socket', res);
+        expect([401, 403, 404], describeCell(r, 'socket', res)).not.toContain(res.status);
+        return;
+      }
       // No credential.
       {
         const res = await send(r, 'tcp');
@@ -377,6 +425,34 @@ describe('after the first admin exists', () => {
             problems.push(
               `${r.method} ${path} [${label}] → ${res.status} ${code} from ${res.route}; may answer: ${allowed.join(', ') || '(none), 404'}`,
             );
+        }
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it('a registered path with a method it does not serve is 405 with Allow, from no route, before any credential', async () => {
+    const problems: string[] = [];
+    const byPath = new Map<string, AnyRoute[]>();
+    for (const r of routes) byPath.set(r.path, [...(byPath.get(r.path) ?? []), r]);
+    for (const served of byPath.values()) {
+      const methods = new Set<string>(served.map((r) => r.method));
+      const allow = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE']
+        .filter((m) => methods.has(m) || (m === 'HEAD' && methods.has('GET')))
+        .join(', ');
+      const path = samplePath(served[0]!);
+      for (const method of ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'].filter(
+        (m) => !methods.has(m),
+      ))
+        for (const [label, headers] of [
+          ['no credential', {}],
+          ['admin', bearer(tokens['admin']!)],
+        ] as const) {
+          const res = await traced(s, () => rawRequest(s, method, path, { headers }));
+          const body = res.body as { code?: string; details?: { allowed?: string[] } } | null;
+          const got = `${res.status} ${body?.code} allow=${res.headers['allow']} from ${res.route}`;
+          const want = `405 method_not_allowed allow=${allow} from (none)`;
+          if (got !== want || body?.details?.allowed?.join(', ') !== allow)
+            problems.push(`${method} ${path} [${label}] → ${got}; want ${want}`);
         }
     }
     expect(problems).toEqual([]);

@@ -8,7 +8,8 @@
  * Properties: never a server failure (5xx); every non-2xx answer is `{code, message}`; a refused
  * (4xx) write changes neither the database dump nor the sandbox file tree; the route that answered
  * (the request's log line) is one whose template matches the raw path, or none with a 404 (issue 18:
- * a dot segment must never reach another route). A dot segment in place of a path parameter (every
+ * a dot segment must never reach another route), or a 405 when only other methods' routes match
+ * (issue 25). A dot segment in place of a path parameter (every
  * spelling, for every parameter of every route, plus at random) is `400 bad_request` naming it.
  */
 import fs from 'node:fs';
@@ -31,6 +32,7 @@ import {
   dotVariants,
   isErrorBody,
   isServerFailure,
+  methodsMatchingRaw,
   pathParams,
   type RawResponse,
   rawRequest,
@@ -160,11 +162,13 @@ function check(
   const what = `${routeId(r)} ${label} → ${res.status} ${res.text.slice(0, 300)} (answered by ${res.route})`;
   expect(isServerFailure(res.status, res.body), what).toBe(false);
   if (res.status >= 400) expect(isErrorBody(res.body), what).toBe(true);
-  // Never another route than one the raw segments match (issue 18); none at all means 404.
+  // Never another route than one the raw segments match (issue 18); none at all means 405 when
+  // routes of other methods match the path (issue 25), else 404.
   const allowed = routesMatchingRaw(routes, r.method, `/api/v1${url}`);
   if (allowed.length === 0) {
     expect(res.route, what).toBe('(none)');
-    expect(res.status, what).toBe(404);
+    const others = methodsMatchingRaw(routes, `/api/v1${url}`);
+    expect(res.status, what).toBe(others.length > 0 ? 405 : 404);
   } else expect(allowed, what).toContain(res.route);
 }
 
@@ -276,6 +280,9 @@ describe('fuzzing every route as the admin', () => {
         { numRuns: NUM_RUNS, endOnFailure: true },
       );
       expect(answered).toBe(NUM_RUNS);
+      // A route served on the Unix socket only does not exist over TCP, whatever is sent.
+      if (r.socketOnly)
+        expect([...(stats.get(routeId(r))?.keys() ?? [])], `${routeId(r)} over TCP`).toEqual([404]);
       // Every dot segment spelling in place of every path parameter (issue 18), with a body of the
       // route's own shape: refused by this route, naming the parameter, writing nothing.
       for (const v of dotVariants(r, DOT_SEGMENTS)) {
@@ -291,7 +298,8 @@ describe('fuzzing every route as the admin', () => {
             ...(broken.contentType ? { contentType: broken.contentType } : {}),
             ...(broken.chunked ? { chunked: true } : {}),
           });
-          if (jsonRoute && !r.bodyLimit && broken.label.startsWith('over 64 KiB')) {
+          if (r.socketOnly) expect(res.status, `${routeId(r)} ${broken.label} over TCP`).toBe(404);
+          else if (jsonRoute && !r.bodyLimit && broken.label.startsWith('over 64 KiB')) {
             expect(res.status, `${routeId(r)} ${broken.label}`).toBe(413);
           }
         }

@@ -52,7 +52,19 @@ function view(root: string): View {
       .pluck()
       .all() as string[];
     for (const t of tables) {
-      if (['audit_log', 'notify_alerts', 'notify_deliveries'].includes(t)) continue;
+      // history, and this machine's runtime state (watchers: conditions, SMART values, what the
+      // service last wrote to each generated file), which an import never restores
+      if (
+        [
+          'audit_log',
+          'notify_alerts',
+          'notify_deliveries',
+          'watcher_conditions',
+          'smart_readings',
+          'generated_files',
+        ].includes(t)
+      )
+        continue;
       db[t] = (sqlite.prepare(`select * from "${t}"`).all() as Record<string, unknown>[])
         .map((r) => JSON.stringify(r, (_k, v) => (Buffer.isBuffer(v) ? v.toString('hex') : v)))
         .sort();

@@ -87,6 +87,19 @@ export function routesMatchingRaw(routes: AnyRoute[], method: string, rawPath: s
 }
 
 /**
+ * Issue 25's oracle for a request no route of its method matches: the methods whose routes match
+ * the raw path (405 with `Allow`), or `[]` (404). A raw path holding a dot segment is judged by
+ * issue 18's rule first and stays 404.
+ */
+export function methodsMatchingRaw(routes: AnyRoute[], rawPath: string): string[] {
+  const path = rawPath.split(/[?#]/)[0]!;
+  if (path.split('/').some((x) => /^(?:\.|%2e){1,2}$/i.test(x))) return [];
+  return ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].filter(
+    (m) => routesMatchingRaw(routes, m, rawPath).length > 0,
+  );
+}
+
+/**
  * Sends one request and reads the route its log line names (the route that answered it, `(none)`
  * for a 404; `undefined` when the server logged no request, e.g. Node's parser refused it).
  */
@@ -128,6 +141,7 @@ export function dotVariants(r: Pick<AnyRoute, 'path'>, spellings: readonly strin
 
 export interface RawResponse {
   status: number;
+  headers: http.IncomingHttpHeaders;
   text: string;
   body: unknown;
   contentType: string;
@@ -178,7 +192,14 @@ export function rawRequest(
       const contentType = String(res.headers['content-type'] ?? '');
       if (o.cutStreams !== false && contentType.startsWith('text/event-stream')) {
         res.destroy();
-        resolve({ status: res.statusCode ?? 0, text: '', body: null, contentType, bytes: Buffer.alloc(0) });
+        resolve({
+          status: res.statusCode ?? 0,
+          headers: res.headers,
+          text: '',
+          body: null,
+          contentType,
+          bytes: Buffer.alloc(0),
+        });
         return;
       }
       const chunks: Buffer[] = [];
@@ -193,7 +214,7 @@ export function rawRequest(
         } catch {
           /* not JSON */
         }
-        resolve({ status: res.statusCode ?? 0, text, body, contentType, bytes });
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, body, contentType, bytes });
       });
     });
     req.on('error', reject);

@@ -5,7 +5,13 @@ import Database from 'better-sqlite3';
 import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { MIGRATIONS_DIR, migrationJournal, type OpenedDatabase, openDatabase } from '../db/open.ts';
+import {
+  MIGRATIONS_DIR,
+  migrationJournal,
+  type OpenedDatabase,
+  openDatabase,
+  schemaVersion,
+} from '../db/open.ts';
 import { AuditLog } from './audit.ts';
 
 const actor = {
@@ -66,7 +72,9 @@ describe('migration 0001_audit_log_rowid', () => {
 
       const upgraded = openDatabase(file);
       try {
+        // upgraded through 0001 to the newest migration of the journal
         expect(migrationJournal().map((e) => e.tag)).toContain('0001_audit_log_rowid');
+        expect(schemaVersion(upgraded.sqlite)).toBe(migrationJournal().at(-1)?.tag);
         const rows = upgraded.sqlite.prepare('select id, at from audit_log order by id').all();
         expect(rows).toEqual([1, 2, 3, 4].map((id) => ({ id, at: `2026-01-0${id}T00:00:00.000Z` })));
         const audit = new AuditLog(() => new Date(), upgraded.sqlite);

@@ -1,13 +1,14 @@
 import { AppError } from '@appliance/common';
 import type { Statement } from 'better-sqlite3';
-import { eq, sql } from 'drizzle-orm';
+import { and, eq, isNull, lt, or, sql } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
-import { users } from '../db/schema.ts';
+import { apiTokens, users } from '../db/schema.ts';
 import { unauthorized } from '../http/errors.ts';
 import type { Actor } from './audit.ts';
 import type { Lockout } from './lockout.ts';
 import type { Passwords } from './passwords.ts';
 import { TOKEN_PATTERN, lowerRole, sameDigest, tokenHash } from './tokens.ts';
+import { TokenUsage } from './token-usage.ts';
 
 /** A token row with its owner's username and role (null when the owner is gone). */
 interface CredentialRow {
@@ -22,7 +23,8 @@ interface CredentialRow {
 
 /**
  * Resolves credentials to an Actor. Tokens are looked up on every request (no cache), so
- * revocation and owner deletion act at once.
+ * revocation and owner deletion act at once. A token's use is noted in memory (`usage`, at most
+ * once a minute per token), never written by the request.
  */
 export class Authenticator {
   private adminKnown = false;
@@ -30,11 +32,28 @@ export class Authenticator {
   private readonly ctx: AppContext;
   readonly passwords: Passwords;
   readonly lockout: Lockout;
+  /** When each token was last used (token-usage.ts); the server stores it when it closes. */
+  readonly usage: TokenUsage;
 
   constructor(ctx: AppContext, passwords: Passwords, lockout: Lockout) {
     this.ctx = ctx;
     this.passwords = passwords;
     this.lockout = lockout;
+    this.usage = new TokenUsage(
+      () => (uses) =>
+        ctx.writes.run((db) => {
+          for (const { tokenId, at } of uses)
+            db.update(apiTokens)
+              .set({ lastUsedAt: at })
+              .where(
+                and(
+                  eq(apiTokens.id, tokenId),
+                  or(isNull(apiTokens.lastUsedAt), lt(apiTokens.lastUsedAt, at)),
+                ),
+              )
+              .run();
+        }),
+    );
   }
 
   /** Whether an admin account exists (cached once true: the admin cannot be deleted). */
@@ -48,6 +67,7 @@ export class Authenticator {
   /** Forget the cached answer (after a config import replaced the accounts). */
   resetAdminCache(): void {
     this.adminKnown = false;
+    this.usage.reset();
   }
 
   /** The Unix-socket caller: the local administrator, acting as the admin account. */
@@ -79,8 +99,9 @@ export class Authenticator {
     );
     const found = this.credentialLookup.get(digest) as CredentialRow | undefined;
     if (!found || found.userRole === null || !sameDigest(found.tokenHash, digest)) throw unauthorized();
-    if (found.expiresAt !== null && found.expiresAt <= this.ctx.clock.now().toISOString())
-      throw unauthorized();
+    const now = this.ctx.clock.now();
+    if (found.expiresAt !== null && found.expiresAt <= now.toISOString()) throw unauthorized();
+    this.usage.seen(found.tokenId, now);
     const role = lowerRole(found.tokenRole, found.userRole);
     return { kind: 'user', userId: found.userId, username: found.username, role, tokenId: found.tokenId };
   }

@@ -1,3 +1,4 @@
 export * from './sandbox.ts';
 export * from './array.ts';
 export * from './lab-array.ts';
+export { manualTimers, realTimers, type WatcherTimers } from '../services/watchers.ts';

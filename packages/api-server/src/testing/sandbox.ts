@@ -7,6 +7,7 @@ import type { Config } from '../config.ts';
 import type { Hooks } from '../context.ts';
 import { createLogger } from '../logger.ts';
 import { type RunningServer, type StartOptions, startServer } from '../server.ts';
+import { manualTimers } from '../services/watchers.ts';
 
 export interface SandboxOptions {
   /** Lab mode (loop devices listed as disks). */
@@ -18,6 +19,7 @@ export interface SandboxOptions {
   /** Read host facts (sysfs, /dev, /proc, /etc/group) from this directory instead of the host. */
   hostRoot?: string;
   hooks?: Partial<Hooks>;
+  /** Server start options; the watchers run on `manualTimers` unless `start.watcherTimers` says otherwise. */
   start?: Partial<Omit<StartOptions, 'config' | 'hooks'>>;
   config?: Partial<Config>;
 }
@@ -88,6 +90,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     config,
     logger: createLogger((line) => logs.push(line)),
     ...(options.hooks ? { hooks: options.hooks } : {}),
+    // uses are stored at close only: read-only proofs compare the database between two requests
+    tokenUsageFlushMs: null,
+    // Watcher cycles run only when a test drives them (ctx.watchers.runOnce): no test sleeps for
+    // an interval, and no watcher raises behind another test's back.
+    watcherTimers: manualTimers,
     ...options.start,
   });
   const url = server.url!;
@@ -188,7 +195,11 @@ function unixRequest<T>(
   });
 }
 
-/** Every user table as sorted JSON rows (BLOBs as hex). */
+/**
+ * Every user table as sorted JSON rows (BLOBs as hex), for "nothing written" checks. Leaves out
+ * `api_tokens.last_used_at`: the uses of tokens noted in memory are stored when a server closes
+ * (services/token-usage.ts), so a restart on the same root changes it whatever was asked.
+ */
 export function dumpDatabase(server: RunningServer): string {
   const sqlite = server.ctx.sqlite;
   const tables = sqlite
@@ -197,6 +208,7 @@ export function dumpDatabase(server: RunningServer): string {
   const out: Record<string, unknown[]> = {};
   for (const { name } of tables) {
     const rows = sqlite.prepare(`select * from "${name}"`).all() as Array<Record<string, unknown>>;
+    if (name === 'api_tokens') for (const r of rows) delete r['last_used_at'];
     out[name] = rows
       .map((r) => JSON.stringify(r, (_k, val) => (Buffer.isBuffer(val) ? `hex:${val.toString('hex')}` : val)))
       .sort();

@@ -121,4 +121,38 @@ describe('matchDisks (01 §4.9)', () => {
       'weakIdentity',
     ]);
   });
+
+  it('a disk without WWN or serial carrying the filesystem of a disk recorded with a WWN is replaced, never mapped', () => {
+    const rows = [
+      row('parity', 1, { wwn: '0x5000c500aaaa', weakIdentity: false, fsUuid: 'uuid-p' }),
+      row('data', 1, { serial: 'ZR1', weakIdentity: false, fsUuid: 'uuid-d1' }),
+    ];
+    // The filesystems on weak disks (a copy, a USB bridge): same UUID and size, no strong identity.
+    const r = matchDisks(
+      rows,
+      inv([disk('/dev/loop3', { fsUuid: 'uuid-p' }), disk('/dev/sdx', { fsUuid: 'uuid-d1' })]),
+      false,
+    );
+    expect(r.disks.map((d) => [d.state, d.device])).toEqual([
+      ['replaced', '/dev/loop3'],
+      ['replaced', '/dev/sdx'],
+    ]);
+    expect(r.diskMapping.disks).toEqual([]);
+  });
+
+  it('a weak row never claims a strong disk by its filesystem; its own strong identity still matches', () => {
+    const r = matchDisks(
+      [row('data', 1), row('data', 2, { wwn: '0xbb', weakIdentity: false, fsUuid: 'old' })],
+      inv([
+        disk('/dev/sdb', { wwn: '0xcc', weakIdentity: false, fsUuid: 'uuid-data1' }),
+        disk('/dev/sdc', { wwn: '0xbb', weakIdentity: false, fsUuid: 'old' }),
+      ]),
+      false,
+    );
+    expect(r.disks.map((d) => [d.state, d.device])).toEqual([
+      ['replaced', '/dev/sdb'],
+      ['matched', '/dev/sdc'],
+    ]);
+    expect(r.diskMapping.disks).toEqual([{ role: 'data', roleIndex: 2, device: '/dev/sdc' }]);
+  });
 });

@@ -2,7 +2,7 @@
  * Bare-metal disk matching (01 §4.9): which attached disks the archived array maps to on a fresh
  * install. A pure function of the recorded rows and the disk inventory (no device is opened).
  */
-import { type DiskInventory, type DiskInventoryEntry, matchesIdentity } from '@appliance/common';
+import { type DiskInventory, type DiskInventoryEntry, matchesRecordedIdentity } from '@appliance/common';
 import { type ArrayDiskRow, slotOrder } from './blockers.ts';
 
 export type DiskState = 'matched' | 'absent' | 'replaced' | 'ambiguous';
@@ -50,9 +50,13 @@ export function diskName(r: ArrayDiskRow): string {
   return `${r.role} disk ${r.roleIndex} (${r.mountpoint}, ${id})`;
 }
 
-/** Step 2: the match rule shared with the rest of the product (03 §2.3, @appliance/common). */
+/**
+ * Step 2 (01 §4.9): a recorded strong identity (WWN, serial) is only ever matched by the same strong
+ * identity; a filesystem UUID decides only between two weak disks (@appliance/common). A disk that
+ * only carries a row's filesystem is `replaced` below, never `matched`, so never in the mapping.
+ */
 const rowMatches = (r: ArrayDiskRow, d: DiskInventoryEntry) =>
-  matchesIdentity(
+  matchesRecordedIdentity(
     { wwn: r.wwn, serial: r.serial, weakIdentity: r.weakIdentity, fsUuid: r.fsUuid, sizeBytes: r.sizeBytes },
     d,
   );

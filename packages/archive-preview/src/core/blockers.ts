@@ -51,7 +51,7 @@ export function olderInPlaceBlocker(archive: SchemaVersion, live: SchemaVersion)
 export function failedUpgradeBlocker(archive: SchemaVersion, live: SchemaVersion, error: string): Blocker {
   return {
     code: 'incompatible_archive',
-    message: `The archive's database (schema version ${archive.id}) cannot be upgraded to this installation's ${live.id}: ${error}. Export a new archive from a working installation.`,
+    message: `Upgrading the archive's database from schema version ${archive.id} to this installation's ${live.id} failed: ${error}. Export a new archive from a working installation.`,
   };
 }
 

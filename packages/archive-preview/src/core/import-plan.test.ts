@@ -86,7 +86,7 @@ describe('importRefusal: the checks after the preview, in order', () => {
   });
 
   it('a wrong confirmation is 409 confirmation_required with the expected phrase (byte for byte)', () => {
-    for (const c of ['', 'restore nas', 'RESTORE nas ', 'RESTORE  nas']) {
+    for (const c of [null, '', 'restore nas', 'RESTORE nas ', 'RESTORE  nas']) {
       const e = importRefusal({ preview: preview(), fresh: false, confirmation: c, diskMapping: undefined });
       expect([e?.status, e?.code, e?.details]).toEqual([
         409,

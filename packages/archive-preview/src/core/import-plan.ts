@@ -30,7 +30,8 @@ export const MAX_MAPPING_ENTRIES = 512;
 export function importRefusal(input: {
   preview: PreviewResponse;
   fresh: boolean;
-  confirmation: string;
+  /** The `confirmation` part as sent; `null` when it was not sent. */
+  confirmation: string | null;
   diskMapping: readonly DiskMappingEntry[] | undefined;
 }): AppError | null {
   const { preview, fresh } = input;
@@ -118,6 +119,10 @@ const LIVE_HISTORY = new Set([
   'jobs',
   'schedule_runs',
   'parity_state',
+  // runtime and history of this machine's watchers (issue 22)
+  'watcher_conditions',
+  'smart_readings',
+  'generated_files',
   MIGRATION_TABLE,
 ]);
 

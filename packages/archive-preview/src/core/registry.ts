@@ -32,6 +32,7 @@ export type Kind =
   | 'hostname'
   | 'timezone'
   | 'backup_passphrase'
+  | 'watcher_settings'
   | 'custom_config_file'
   | 'template_file'
   | 'stack_file';
@@ -219,6 +220,16 @@ export const COMPARED: readonly ComparedTable[] = [
     ignored: [],
     label: () => '',
   },
+  {
+    // The watchers' thresholds, intervals and UPS (issue 22): configuration, restored.
+    table: 'watcher_settings',
+    category: 'system',
+    kind: 'watcher_settings',
+    key: [],
+    columns: ['settings'],
+    ignored: [],
+    label: () => '',
+  },
 ];
 
 /** `settings` columns that are not compared, and why (the guard test checks every column). */
@@ -242,6 +253,11 @@ export const NOT_COMPARED: Readonly<Record<string, string>> = {
   jobs: 'History of long operations (parity sync and scrub, disk jobs); never restored.',
   schedule_runs: "Runtime: the last slot each schedule ran for; the live installation's own.",
   parity_state: 'Runtime: what the last parity jobs found on the live array; never restored.',
+  watcher_conditions:
+    'Runtime: the conditions that hold on this machine now (and 30 days of cleared ones); never restored.',
+  smart_readings: "History of this machine's disks; never restored.",
+  generated_files:
+    'Runtime: what this machine last wrote to each generated file (drift watcher); the import records the files it writes.',
 };
 
 /**

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -210,6 +211,75 @@ describe('readArchive', () => {
       expect(err.status).toBe(400);
       expect(err.code).toBe('invalid_archive');
     }
+  });
+
+  it('refuses bytes after the last zstd frame, in the same chunk or a later one (zstd -t fails too)', async () => {
+    const good = craftArchive(base);
+    const garbage = Buffer.from('trailing garbage after the frame');
+    const cases: [string, Buffer[]][] = [
+      ['garbage in the last chunk', [Buffer.concat([good, garbage])]],
+      ['garbage in a chunk of its own', [good, garbage]],
+      ['zero bytes', [Buffer.concat([good, Buffer.alloc(4096)])]],
+      ['garbage after a second frame', [Buffer.concat([good, zstd(Buffer.from('x')), garbage])]],
+      ['a truncated second frame', [Buffer.concat([good, zstd(Buffer.from('x')).subarray(0, 6)])]],
+    ];
+    for (const [what, chunks] of cases) {
+      const err = await failure(Readable.from(chunks));
+      expect([err.status, err.code], what).toEqual([400, 'invalid_archive']);
+      expect(err.message, what).toMatch(/not valid zstd|truncated/);
+    }
+    // The reference tool agrees: the file with garbage after its frame is not valid zstd.
+    const file = path.join(tmp, 'trailing.tar.zst');
+    fs.writeFileSync(file, Buffer.concat([good, garbage]));
+    expect(spawnSync('zstd', ['-q', '-t', file]).status).not.toBe(0);
+  });
+
+  it('reads every frame of a multi-frame archive, wherever the frames and the chunks end', async () => {
+    const files = { ...base, 'templates/main/a/compose.yaml': 'y'.repeat(70_000) };
+    const tar = tarBytes([
+      ...Object.entries(files).map(([name, body]) => ({ name, body })),
+      { name: 'manifest.json', body: manifestFor(files) },
+    ]);
+    // three frames, the tar split across them, then an empty frame (as node's compressor ends an export)
+    const cut = [0, 10_000, 50_001, tar.length];
+    const frames = Buffer.concat([
+      ...cut.slice(1).map((end, i) => zstd(tar.subarray(cut[i], end))),
+      zstd(Buffer.alloc(0)),
+    ]);
+    const file = path.join(tmp, 'frames.tar.zst');
+    fs.writeFileSync(file, frames);
+    expect(spawnSync('zstd', ['-q', '-t', file]).status).toBe(0);
+    for (const size of [frames.length, 4096, 7, 1]) {
+      const chunks: Buffer[] = [];
+      for (let i = 0; i < frames.length; i += size) chunks.push(frames.subarray(i, i + size));
+      const r = await readArchive(Readable.from(chunks), { tempDir: fs.mkdtempSync(path.join(tmp, 'ok-')) });
+      expect([...r.files.keys()].sort(), `chunks of ${size}`).toEqual(Object.keys(files).sort());
+      expect(r.compressedBytes).toBe(frames.length);
+    }
+  });
+
+  it('refuses a NUL inside a name (ustar field or pax record) instead of reading the name up to it', async () => {
+    // The manifest lists the name as the parser used to read it (up to the NUL), so only the NUL
+    // check stands between this archive and a pass.
+    const truncated = 'custom/a.custom.conf';
+    const listed = { ...base, [truncated]: 'x' };
+    for (const pax of [false, true]) {
+      const bytes = zstd(
+        tarBytes([
+          ...Object.entries(base).map(([name, body]) => ({ name, body })),
+          { name: `${truncated}\u0000/../../../etc/cron.d/x`, body: 'x', pax },
+          { name: 'manifest.json', body: manifestFor(listed) },
+        ]),
+      );
+      const err = await failure(bytes);
+      expect([err.status, err.code], `pax ${pax}`).toEqual([400, 'invalid_archive']);
+      expect(err.message).toContain('an entry name contains a NUL character');
+    }
+    // NUL padding after a name is how ustar ends it: still accepted.
+    const r = await readArchive(Readable.from([craftArchive(listed)]), {
+      tempDir: fs.mkdtempSync(path.join(tmp, 'ok-')),
+    });
+    expect(r.files.has(truncated)).toBe(true);
   });
 
   it('refuses a gzip stream inside the zstd frame', async () => {

@@ -1,6 +1,6 @@
 /**
  * The streaming reader of a config archive (01 §3): counted, decompressed by node:zlib zstd
- * (windowLogMax 24), parsed by the `tar` package's streaming Parser (never its extractor), each
+ * (windowLogMax 24) frame after frame (every byte belongs to a frame), parsed by the `tar` package's streaming Parser (never its extractor), each
  * entry checked as its header arrives. Only `state.db` is written (into the caller's private temp
  * directory); `manifest.json` and the `.age` files stay in memory; every other entry is hashed
  * and discarded. With `extractTo`, every regular file is also written below that directory (the
@@ -18,6 +18,8 @@ import { checkEntryName, checkTopLevel, EntryNames, type EntryKind } from '../co
 import { archiveTooLarge, invalidArchive } from '../core/errors.ts';
 import { LIMITS } from '../core/limits.ts';
 import { type Manifest, parseManifest, verifyChecksums } from '../core/manifest.ts';
+import { headerHidesNul, metaHidesNul } from './tar-names.ts';
+import { decodeZstdFrames } from './zstd-frames.ts';
 
 export interface ArchiveContents {
   manifest: Manifest;
@@ -58,10 +60,14 @@ export async function readArchive(
       else cb(null, chunk);
     },
   });
-  const zstd = zlib.createZstdDecompress({
-    chunkSize: 256 * 1024,
-    params: { [zlib.constants.ZSTD_d_windowLogMax]: LIMITS.zstdWindowLogMax },
-  });
+  // Every byte must belong to a zstd frame: bytes after the last one are invalid zstd (zstd-frames.ts).
+  const zstd = (compressed: AsyncIterable<Buffer>) =>
+    decodeZstdFrames(compressed, () =>
+      zlib.createZstdDecompress({
+        chunkSize: 256 * 1024,
+        params: { [zlib.constants.ZSTD_d_windowLogMax]: LIMITS.zstdWindowLogMax },
+      }),
+    );
   const sink = new TarSink(options);
   try {
     await pipeline(source, counter, zstd, sink, ...(options.signal ? [{ signal: options.signal }] : []));
@@ -119,6 +125,10 @@ class TarSink extends Writable {
       );
     });
     this.parser.on('meta', (meta: string) => {
+      if (metaHidesNul(meta)) {
+        this.fail(invalidArchive('an entry name contains a NUL character'));
+        return;
+      }
       if (/(^|\n)\d+ GNU\.sparse\./.test(meta) || meta.includes('GNU.sparse.')) {
         this.fail(invalidArchive('the archive holds a sparse file'));
       }
@@ -303,6 +313,9 @@ class TarSink extends Writable {
         `an entry is a ${describeType(entry.type)}; only regular files and directories are allowed`,
         safeName(entry.path),
       );
+    if (headerHidesNul(entry.header)) {
+      throw invalidArchive('an entry name contains a NUL character', safeName(entry.path));
+    }
     const name = checkEntryName(entry.path, kind);
     this.current = name;
     this.names.add(name, kind);

@@ -58,15 +58,23 @@ describe('bare metal with loop disks in lab mode', () => {
 
   /** An archive from an installation whose array recorded these rows, previewed on a fresh box. */
   async function previewFresh(
-    rows: { role: string; index: number; uuid: string; size: number | null; mountpoint: string }[],
+    rows: {
+      role: string;
+      index: number;
+      uuid: string;
+      size: number | null;
+      mountpoint: string;
+      wwn?: string;
+    }[],
   ) {
     const source = createSandbox({ array: false });
     const fresh = createSandbox({ array: false, key: source.key });
     sandboxes.push(source, fresh);
     const insert = source.db.prepare(
-      "INSERT INTO array_disks (role, role_index, device, filesystem, fs_uuid, weak_identity, size_bytes, mountpoint) VALUES (?, ?, '/dev/loop99', 'xfs', ?, 1, ?, ?)",
+      "INSERT INTO array_disks (role, role_index, device, filesystem, fs_uuid, wwn, weak_identity, size_bytes, mountpoint) VALUES (?, ?, '/dev/loop99', 'xfs', ?, ?, ?, ?, ?)",
     );
-    for (const r of rows) insert.run(r.role, r.index, r.uuid, r.size, r.mountpoint);
+    for (const r of rows)
+      insert.run(r.role, r.index, r.uuid, r.wwn ?? null, r.wwn ? 0 : 1, r.size, r.mountpoint);
     const archive = await source.exportArchive();
     return checkedPreview(fresh, archive, undefined, { inventory });
   }
@@ -115,6 +123,28 @@ describe('bare metal with loop disks in lab mode', () => {
       ['data', 2, 'ambiguous', undefined],
     ]);
     expect(r?.bareMetal?.diskMapping.disks).toEqual([]);
+    expect(r?.notes.map((n) => n.code)).toEqual(['tokens_replaced', 'array_degraded']);
+  });
+
+  it('a weak disk carrying the filesystem of a disk recorded with a WWN is replaced and left out of the mapping', async () => {
+    const [p, d1] = disks as [LoopDisk, LoopDisk];
+    const { response: r } = await previewFresh([
+      { role: 'parity', index: 1, uuid: await uuid(p.device), size: 300 * MiB, mountpoint: '/mnt/parity1' },
+      // Recorded on a SATA disk with a WWN; the loop disk has the same filesystem and size, no WWN.
+      {
+        role: 'data',
+        index: 1,
+        uuid: await uuid(d1.device),
+        size: 320 * MiB,
+        mountpoint: '/mnt/disk1',
+        wwn: '0x5000c500a1b2c3d4',
+      },
+    ]);
+    expect(r?.bareMetal?.disks.map((d) => [d.role, d.state, d.device, d.wwn])).toEqual([
+      ['parity', 'matched', p.device, undefined],
+      ['data', 'replaced', d1.device, '0x5000c500a1b2c3d4'],
+    ]);
+    expect(r?.bareMetal?.diskMapping.disks).toEqual([{ role: 'parity', roleIndex: 1, device: p.device }]);
     expect(r?.notes.map((n) => n.code)).toEqual(['tokens_replaced', 'array_degraded']);
   });
 });

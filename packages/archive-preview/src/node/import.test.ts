@@ -246,7 +246,11 @@ describe('refusals write nothing', () => {
       [{ confirmation: 'RESTORE other' }, archive, 409, 'confirmation_required'],
       [{ confirmation: 'RESTORE nas' }, foreign, 409, 'archive_other_installation'],
       [{ confirmation: 'RESTORE nas', diskMapping: { disks: [] } }, archive, 400, 'bad_request'],
-      [{}, archive, 400, 'bad_request'],
+      // like every typed confirmation: missing or empty is 409 naming the phrase (issue 25: 400)
+      [{}, archive, 409, 'confirmation_required'],
+      [{ confirmation: '' }, archive, 409, 'confirmation_required'],
+      // the blockers come first (08 §14), even without a confirmation
+      [{}, foreign, 409, 'archive_other_installation'],
       [
         { confirmation: 'RESTORE nas', passphrase: 'wrong passphrase' },
         archive,
@@ -256,7 +260,8 @@ describe('refusals write nothing', () => {
     ];
     for (const [o, bytes, status, code] of cases) {
       const { error } = await runImport(deps(sb), bytes, o);
-      expect([error?.status, error?.code], code).toEqual([status, code]);
+      expect([error?.status, error?.code], `${code} ${JSON.stringify(o)}`).toEqual([status, code]);
+      if (code === 'confirmation_required') expect(error?.details).toEqual({ expected: 'RESTORE nas' });
       expect(dumpDatabase(sb.db)).toBe(before.db);
       expect(everything(sb)).toEqual(before.tree);
     }

@@ -146,14 +146,6 @@ export async function importUpload(
       (archive) => readArchive(archive, { tempDir: tmp, extractTo: extracted }),
       { fields: ['confirmation', 'diskMapping'] },
     );
-    if (upload.fields['confirmation'] === undefined) {
-      throw badRequest([
-        {
-          path: 'confirmation',
-          message: 'The part "confirmation" (RESTORE <archive hostname>) is required.',
-        },
-      ]);
-    }
     const diskMapping = parseDiskMapping(upload.fields['diskMapping']);
     // Taken before the analysis when free, so the live state it reads cannot change before the
     // steps; `operations_running` is still answered only after every other refusal.
@@ -162,7 +154,8 @@ export async function importUpload(
     const refusal = importRefusal({
       preview: analysis.response,
       fresh: analysis.fresh,
-      confirmation: upload.fields['confirmation'],
+      // missing, empty or wrong: 409 confirmation_required naming the phrase, after the blockers
+      confirmation: upload.fields['confirmation'] ?? null,
       diskMapping,
     });
     if (refusal) throw refusal;

@@ -330,7 +330,12 @@ describe('schema versions', () => {
     const inventory = { read: async () => ({ labMode: true, bootResolved: true, disks: [] }) };
     const r = (await checkedPreview(fresh, await old.exportArchive(), undefined, { inventory })).response!;
     expect(r.blockers.map((b) => b.code)).toEqual(['incompatible_archive']);
-    expect(r.blockers[0]?.message).toMatch(/future_things. already exists/);
+    // it says what was tried (issue 25), names both versions and carries the migration error
+    expect(r.blockers[0]?.message).toMatch(
+      new RegExp(
+        `^Upgrading the archive's database from schema version ${CURRENT_TAG} to this installation's ${FUTURE_TAG} failed: .*future_things. already exists`,
+      ),
+    );
     expect(r.bareMetal?.schemaUpgrade).toBe(true);
   });
 });

@@ -5,7 +5,7 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import { type Readable, Transform } from 'node:stream';
-import { AppError, badRequest } from '@appliance/common';
+import { AppError, badRequest, clientDisconnected } from '@appliance/common';
 import busboy from 'busboy';
 import { archiveTooLarge } from '../core/errors.ts';
 import { LIMITS } from '../core/limits.ts';
@@ -164,9 +164,10 @@ export function receiveUpload<T>(
     body.on('end', () => {
       bodyDone = true;
     });
-    body.on('error', (err) => fail(err));
+    // A request that errors or closes before its end is a client that went away mid-upload.
+    body.on('error', (err) => fail(bodyDone ? err : clientDisconnected()));
     body.on('close', () => {
-      if (!bodyDone && !failed) fail(new Error('the client disconnected during the upload'));
+      if (!bodyDone && !failed) fail(clientDisconnected());
     });
     body.pipe(counter).pipe(bb);
   });

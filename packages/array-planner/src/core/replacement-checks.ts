@@ -131,16 +131,27 @@ export function checkReplacement(input: ReplacementInput): ReplacementOk | { ref
   // R7
   const ext = registeredExternal(entry, input.externals);
   if (ext) return { refusal: ext };
-  // R8: every other member must be attached (unambiguously)
-  const missing = others
-    .filter((r) => findSlotDisk(r, inventory).status !== 'found')
-    .map((r) => r.mountpoint);
-  if (missing.length > 0) {
+  // R8: every other member must be attached (unambiguously); a member matching several disks
+  // names them all in `details.candidates` (03 §2.3), as the slot's own ambiguity does
+  const unresolved = others
+    .map((r) => ({ row: r, match: findSlotDisk(r, inventory) }))
+    .filter(({ match }) => match.status !== 'found');
+  if (unresolved.length > 0) {
+    const missing = unresolved.map(({ row }) => row.mountpoint);
+    const candidates = [
+      ...new Set(
+        unresolved.flatMap(({ match }) =>
+          match.status === 'ambiguous' ? match.candidates.map((c) => c.device) : [],
+        ),
+      ),
+    ];
     return {
       refusal: invalidPlan(
         'member_missing',
-        `The disk of ${missing.join(', ')} is not attached (or cannot be told apart from another disk): attach it before changing another member.`,
-        { mountpoints: missing },
+        candidates.length > 0
+          ? `The disk of ${missing.join(', ')} is not attached or cannot be told apart from another attached disk (${candidates.join(', ')}): attach it, or detach the copy, before changing another member.`
+          : `The disk of ${missing.join(', ')} is not attached (or cannot be told apart from another disk): attach it before changing another member.`,
+        candidates.length > 0 ? { mountpoints: missing, candidates } : { mountpoints: missing },
       ),
     };
   }

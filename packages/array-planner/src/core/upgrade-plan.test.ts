@@ -402,6 +402,34 @@ describe('planUpgrade: check order and the remaining rules', () => {
     expect(ask('/dev/sdz', inventory([w.sda, w.sdb, w.sdd, w.sdz]))).toMatchObject({
       details: { reason: 'member_missing', mountpoints: ['/mnt/disk1'] },
     });
+    expect(ask('/dev/sdz', inventory([w.sda, w.sdb, w.sdd, w.sdz]))?.details).not.toHaveProperty(
+      'candidates',
+    );
+  });
+
+  it('member_missing names the candidates when another member matches several disks (its clone)', () => {
+    const w = world();
+    // /mnt/disk1 sits behind a USB bridge (weak identity), and a copy of its filesystem is attached
+    const sdc = { ...w.sdc, serial: 'USB1', weakIdentity: true };
+    const copy = { ...sdc, device: '/dev/sdq', serial: 'USB2', mountpoints: [], inUse: false };
+    const rows = [row('data', 1, '/mnt/disk1', sdc), ...w.rows.slice(1)];
+    const r = planUpgrade(
+      input(
+        w,
+        { mountpoint: '/mnt/disk2', device: '/dev/sdz' },
+        { rows, inventory: inventory([w.sda, w.sdb, sdc, w.sdd, w.sdz, copy]) },
+      ),
+    );
+    expect(r.refusal).toMatchObject({
+      status: 400,
+      code: 'invalid_plan',
+      details: {
+        reason: 'member_missing',
+        mountpoints: ['/mnt/disk1'],
+        candidates: ['/dev/sdc', '/dev/sdq'],
+      },
+    });
+    expect(r.refusal?.message).toContain('/dev/sdc, /dev/sdq');
   });
 
   it('usage_unknown, smaller_than_used, not_larger, not_blank, duplicate_fs_uuid, weak identity — in table order', () => {

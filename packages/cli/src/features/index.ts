@@ -7,6 +7,7 @@ import { register as doctor } from './doctor/index.ts';
 import { register as events } from './events/index.ts';
 import { register as externalDisks } from './external-disks/index.ts';
 import { register as jobs } from './jobs/index.ts';
+import { register as health } from './health/index.ts';
 import { register as notifications } from './notifications/index.ts';
 import { register as parity } from './parity/index.ts';
 import { register as serve } from './serve/index.ts';
@@ -34,4 +35,5 @@ export const features: Register[] = [
   configArchive,
   events,
   audit,
+  health,
 ];

@@ -38,6 +38,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/admin/reset-password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Reset the administrator's password on the appliance itself (Unix socket only: `appliance admin reset-password`); raises credential_reset */
+        post: operations["postAdminResetPassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/tokens": {
         parameters: {
             query?: never;
@@ -257,7 +274,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The compiled-in event catalog with default severities, in catalog order */
+        /** The compiled-in event catalog with default severities, in catalog order, and whether this installation can raise each one (observed) */
         get: operations["getNotificationsEventTypes"];
         put?: never;
         post?: never;
@@ -926,6 +943,58 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/health": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Each watcher (last run, failure, notes) and the conditions that hold now (thing, value, since) */
+        get: operations["getHealth"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/settings/watchers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The watchers' thresholds, intervals (seconds) and UPS */
+        get: operations["getSettingsWatchers"];
+        /** Replace the watchers' thresholds, intervals and UPS (each interval has a minimum) */
+        put: operations["putSettingsWatchers"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/disks/{id}/smart": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A disk's last SMART reading (by kernel name: sda, nvme0n1), its findings and the history of its values, newest first */
+        get: operations["getDisksIdSmart"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1097,6 +1166,110 @@ export interface operations {
             };
         };
     };
+    postAdminResetPassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    password: string;
+                    /** @default false */
+                    revokeTokens?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The administrator, and how many of its tokens were revoked */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        user: {
+                            id: string;
+                            username: string;
+                            /** @enum {string} */
+                            role: "admin" | "viewer" | "share-only";
+                            hasPassword: boolean;
+                            /** @description RFC 3339 UTC with milliseconds */
+                            createdAt: string;
+                            /** @description RFC 3339 UTC with milliseconds */
+                            updatedAt: string;
+                        };
+                        tokensRevoked: number;
+                    };
+                };
+            };
+            /** @description Invalid parameters or body (`bad_request` with `details.issues`) or a refusal of the operation */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role too low, or a cross-origin write */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `setup_required` before the first admin exists, or a conflict of the operation */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (generic message) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getTokens: {
         parameters: {
             query?: never;
@@ -1123,6 +1296,7 @@ export interface operations {
                             /** @description RFC 3339 UTC with milliseconds */
                             createdAt: string;
                             expiresAt: string | null;
+                            lastUsedAt: string | null;
                         }[];
                     };
                 };
@@ -1227,6 +1401,7 @@ export interface operations {
                         /** @description RFC 3339 UTC with milliseconds */
                         createdAt: string;
                         expiresAt: string | null;
+                        lastUsedAt: string | null;
                         token: string;
                     };
                 };
@@ -3055,6 +3230,7 @@ export interface operations {
                             /** @enum {string} */
                             defaultSeverity: "info" | "warning" | "error" | "critical";
                             description: string;
+                            observed: boolean;
                         }[];
                     };
                 };
@@ -5771,7 +5947,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
                     mountpoint: string;
@@ -5898,7 +6074,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
                     mountpoint: string;
@@ -6669,7 +6845,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
                     /** @description Skip the deletion guard (audited) */
@@ -6813,7 +6989,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
                     percent?: number;
@@ -7393,7 +7569,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
                     confirmation?: string | null;
@@ -7632,6 +7808,7 @@ export interface operations {
                     restart?: "no" | "always" | "unless-stopped" | "on-failure";
                     cpus?: number;
                     memoryMiB?: number;
+                    planDigest?: string;
                 };
             };
         };
@@ -8655,7 +8832,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description archive_newer_version, archive_other_installation, archive_array_mismatch, restore_path_unsafe, confirmation_required (details.expected), disk_mapping_invalid (details.entry), operations_running, import_in_progress */
+            /** @description archive_newer_version, archive_other_installation, archive_array_mismatch, restore_path_unsafe, confirmation_required (the confirmation part missing, empty or wrong; details.expected), disk_mapping_invalid (details.entry), operations_running, import_in_progress */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8698,6 +8875,514 @@ export interface operations {
                             [key: string]: unknown;
                         };
                     };
+                };
+            };
+        };
+    };
+    getHealth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Watchers and conditions */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        watchers: {
+                            name: string;
+                            events: string[];
+                            intervalSeconds: number;
+                            enabled: boolean;
+                            disabledReason: string | null;
+                            running: boolean;
+                            runs: number;
+                            lastRunAt: string | null;
+                            lastDurationMs: number | null;
+                            error: {
+                                message: string;
+                                since: string;
+                            } | null;
+                            notes: {
+                                subject: string;
+                                message: string;
+                            }[];
+                        }[];
+                        conditions: {
+                            key: string;
+                            eventType: string;
+                            source: string;
+                            subject: string;
+                            value: string | null;
+                            title: string;
+                            message: string;
+                            since: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid parameters or body (`bad_request` with `details.issues`) or a refusal of the operation */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role too low, or a cross-origin write */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `setup_required` before the first admin exists, or a conflict of the operation */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (generic message) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getSettingsWatchers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Watcher settings */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        intervals: {
+                            disks: number;
+                            space: number;
+                            smart: number;
+                            drift: number;
+                            certificate: number;
+                            containers: number;
+                            images: number;
+                            ups: number;
+                        };
+                        space: {
+                            poolUsedPercent: number;
+                            cacheUsedPercent: number;
+                            diskMinFreeFactor: number;
+                        };
+                        smart: {
+                            reallocatedSectors: number;
+                            reportedUncorrectable: number;
+                            commandTimeouts: number;
+                            pendingSectors: number;
+                            offlineUncorrectable: number;
+                            crcErrors: number;
+                            temperatureC: number;
+                            nvmeTemperatureC: number;
+                            nvmeAvailableSparePercent: number;
+                            nvmePercentageUsed: number;
+                            nvmeMediaErrors: number;
+                        };
+                        certificateDays: number;
+                        ups: {
+                            host: string;
+                            port: number;
+                            name: string;
+                        } | null;
+                    };
+                };
+            };
+            /** @description Invalid parameters or body (`bad_request` with `details.issues`) or a refusal of the operation */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role too low, or a cross-origin write */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `setup_required` before the first admin exists, or a conflict of the operation */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (generic message) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    putSettingsWatchers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    intervals: {
+                        disks: number;
+                        space: number;
+                        smart: number;
+                        drift: number;
+                        certificate: number;
+                        containers: number;
+                        images: number;
+                        ups: number;
+                    };
+                    space: {
+                        poolUsedPercent: number;
+                        cacheUsedPercent: number;
+                        diskMinFreeFactor: number;
+                    };
+                    smart: {
+                        reallocatedSectors: number;
+                        reportedUncorrectable: number;
+                        commandTimeouts: number;
+                        pendingSectors: number;
+                        offlineUncorrectable: number;
+                        crcErrors: number;
+                        temperatureC: number;
+                        nvmeTemperatureC: number;
+                        nvmeAvailableSparePercent: number;
+                        nvmePercentageUsed: number;
+                        nvmeMediaErrors: number;
+                    };
+                    certificateDays: number;
+                    ups: {
+                        host: string;
+                        port: number;
+                        name: string;
+                    } | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Watcher settings */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        intervals: {
+                            disks: number;
+                            space: number;
+                            smart: number;
+                            drift: number;
+                            certificate: number;
+                            containers: number;
+                            images: number;
+                            ups: number;
+                        };
+                        space: {
+                            poolUsedPercent: number;
+                            cacheUsedPercent: number;
+                            diskMinFreeFactor: number;
+                        };
+                        smart: {
+                            reallocatedSectors: number;
+                            reportedUncorrectable: number;
+                            commandTimeouts: number;
+                            pendingSectors: number;
+                            offlineUncorrectable: number;
+                            crcErrors: number;
+                            temperatureC: number;
+                            nvmeTemperatureC: number;
+                            nvmeAvailableSparePercent: number;
+                            nvmePercentageUsed: number;
+                            nvmeMediaErrors: number;
+                        };
+                        certificateDays: number;
+                        ups: {
+                            host: string;
+                            port: number;
+                            name: string;
+                        } | null;
+                    };
+                };
+            };
+            /** @description Invalid parameters or body (`bad_request` with `details.issues`) or a refusal of the operation */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role too low, or a cross-origin write */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `setup_required` before the first admin exists, or a conflict of the operation */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (generic message) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getDisksIdSmart: {
+        parameters: {
+            query?: {
+                limit?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description SMART report */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        device: string;
+                        diskKey: string;
+                        model: string | null;
+                        serial: string | null;
+                        slot: string | null;
+                        last: {
+                            at: string;
+                            /** @enum {string} */
+                            state: "ok" | "standby" | "unavailable" | "error";
+                            detail: string | null;
+                            passed: boolean | null;
+                            temperatureC: number | null;
+                            powerOnHours: number | null;
+                            counters: {
+                                [key: string]: number;
+                            };
+                            findings: {
+                                id: string;
+                                eventType: string;
+                                value: string;
+                                message: string;
+                            }[];
+                        } | null;
+                        history: {
+                            at: string;
+                            passed: boolean | null;
+                            temperatureC: number | null;
+                            powerOnHours: number | null;
+                            counters: {
+                                [key: string]: number;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid parameters or body (`bad_request` with `details.issues`) or a refusal of the operation */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role too low, or a cross-origin write */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `setup_required` before the first admin exists, or a conflict of the operation */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (generic message) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { findDisk, findDiskEntry, identityOf, matchesIdentity } from './match.ts';
+import { findDisk, findDiskEntry, identityOf, matchesIdentity, matchesRecordedIdentity } from './match.ts';
 import type { DiskInventoryEntry, StoredIdentity } from './model.ts';
 
 function disk(over: Partial<DiskInventoryEntry>): DiskInventoryEntry {
@@ -85,6 +85,44 @@ describe('matchesIdentity (03 §2.3)', () => {
 
   it('empty strings count as absent', () => {
     expect(matchesIdentity(stored({ wwn: '', fsUuid: '' }), disk({ wwn: '', fsUuid: '' }))).toBe(false);
+  });
+});
+
+describe('matchesRecordedIdentity (01 §4.9 step 2, bare metal)', () => {
+  it('a stored strong identity is matched only by the same strong identity, never by its filesystem', () => {
+    const withWwn = stored({ wwn: '0x5000c500a1b2c3d4', weakIdentity: false, fsUuid: 'u1', sizeBytes: 100 });
+    const weakCopy = disk({ fsUuid: 'u1', sizeBytes: 100 });
+    // the product-wide rule (03 §2.3) matches the filesystem; the bare-metal rule does not
+    expect(matchesIdentity(withWwn, weakCopy)).toBe(true);
+    expect(matchesRecordedIdentity(withWwn, weakCopy)).toBe(false);
+    expect(
+      matchesRecordedIdentity(
+        withWwn,
+        disk({ wwn: '0x5000c500a1b2c3d4', weakIdentity: false, fsUuid: 'u9' }),
+      ),
+    ).toBe(true);
+    const withSerial = stored({ serial: 'ZR1', weakIdentity: false, fsUuid: 'u1', sizeBytes: 100 });
+    expect(matchesRecordedIdentity(withSerial, weakCopy)).toBe(false);
+    expect(matchesRecordedIdentity(withSerial, disk({ serial: 'ZR1', weakIdentity: false }))).toBe(true);
+    // a strong disk without a common strong identity is not the row either
+    expect(matchesRecordedIdentity(withWwn, disk({ serial: 'S', weakIdentity: false, fsUuid: 'u1' }))).toBe(
+      false,
+    );
+  });
+
+  it('a weak row never claims a strong disk; two weak sides match by filesystem and size', () => {
+    const weak = stored({ fsUuid: 'u1', sizeBytes: 100 });
+    expect(matchesRecordedIdentity(weak, disk({ wwn: '0xaa', weakIdentity: false, fsUuid: 'u1' }))).toBe(
+      false,
+    );
+    expect(matchesRecordedIdentity(weak, disk({ fsUuid: 'u1', sizeBytes: 100 }))).toBe(true);
+    expect(matchesRecordedIdentity(weak, disk({ fsUuid: 'u1', sizeBytes: 200 }))).toBe(false);
+    expect(
+      matchesRecordedIdentity(
+        stored({ serial: 'USB1', fsUuid: 'u1' }),
+        disk({ serial: 'USB2', weakIdentity: true, fsUuid: 'u1' }),
+      ),
+    ).toBe(true);
   });
 });
 

@@ -19,6 +19,28 @@ export function matchesIdentity(stored: StoredIdentity, entry: IdentityFacts): b
   return true;
 }
 
+/**
+ * The bare-metal match (01 §4.9 step 2): which attached disk an archived array row is, on a box
+ * that will mount it without asking. Stricter than `matchesIdentity` in one way: a filesystem UUID
+ * identifies a disk only between two weak identities. A row recorded with a strong identity (a
+ * WWN, or the serial of a directly attached disk) is only ever matched by that same strong
+ * identity, and a weak row never claims a strong disk: a disk that merely carries the filesystem
+ * (a copy, a clone, the old disk moved into a USB bridge) is not `matched`, so it is never mounted
+ * in the row's place. A weak disk's serial is still never matched (03 §2.3).
+ */
+export function matchesRecordedIdentity(stored: StoredIdentity, entry: IdentityFacts): boolean {
+  if (nonEmpty(stored.wwn) && nonEmpty(entry.wwn)) return stored.wwn === entry.wwn;
+  if (!stored.weakIdentity && !entry.weakIdentity && nonEmpty(stored.serial) && nonEmpty(entry.serial)) {
+    return stored.serial === entry.serial;
+  }
+  if (isStrong(stored) || isStrong(entry)) return false;
+  return matchesIdentity(stored, entry);
+}
+
+/** A WWN, or not weak (a directly attached disk: its serial is trusted). */
+const isStrong = (x: { wwn: string | null; weakIdentity: boolean }): boolean =>
+  nonEmpty(x.wwn) || !x.weakIdentity;
+
 /** The fields of an inventory entry the match rule reads (an entry satisfies it). */
 export interface IdentityFacts {
   wwn: string | null;

@@ -12,8 +12,13 @@
  * before the stop get their facts, the device right after the last printed one is the one that
  * stopped it (its verdict from the exit code and stderr, as for a single probe), and the next
  * batch starts after it. A device that vanished meanwhile is skipped by blkid without output; it
- * reads as "no filesystem", as a single probe of it does. A batch that times out is re-run one
- * device at a time, each with its own timeout.
+ * reads as "no filesystem", as a single probe of it does.
+ *
+ * Every node is probed at most once per call (issue 25): a batch that times out is not re-run.
+ * blkid buffers its output, so a killed run usually leaves none: the devices whose block came out
+ * whole before the kill keep their facts, and every other device of that run is `failed` (its
+ * probe did not finish within the timeout). Re-running them one by one probed each node twice and
+ * waited for the hung disk twice; the next inventory read probes them afresh.
  */
 import type { CommandResult, CommandRunner } from '../command.ts';
 import { type FsFacts, NO_FILESYSTEM, parseBlkidExport } from './udev.ts';
@@ -50,11 +55,8 @@ async function runChain(
   while (rest.length > 0) {
     const result = await runBlkid(rest, options);
     if (result.timedOut) {
-      if (rest.length === 1) {
-        results.set(rest[0] as string, 'failed');
-        return;
-      }
-      for (const device of rest) await runChain([device], options, results);
+      const finished = completeBlocks(result.stdout);
+      for (const device of rest) results.set(device, finished.get(device) ?? 'failed');
       return;
     }
     const printed = parseBlkidBatch(result.stdout);
@@ -98,6 +100,15 @@ export function parseBlkidBatch(text: string): Map<string, FsFacts> {
     out.set(line.slice('DEVNAME='.length).replace(/\\(.)/g, '$1'), parseBlkidExport(block));
   }
   return out;
+}
+
+/**
+ * The blocks of a killed run's output that are certainly whole: blkid separates devices by a blank
+ * line printed before the next device's block, so the last block may have been cut.
+ */
+function completeBlocks(stdout: string): Map<string, FsFacts> {
+  const end = stdout.lastIndexOf('\n\n');
+  return end < 0 ? new Map() : parseBlkidBatch(stdout.slice(0, end));
 }
 
 function splitEvenly<T>(items: T[], parts: number): T[][] {

@@ -511,10 +511,13 @@ describe('inventory reader on a synthetic sysfs tree', () => {
     );
     const dev = (n: string) => path.join(root, 'dev', n);
     // blkid's low-level mode over several devices: prints each, stops at the first failure
+    const probes = new Map<string, number>();
     const runner = recordingRunner((args) => {
       const devices = args.slice(4);
       let stdout = '';
       for (const d of devices) {
+        probes.set(path.basename(d), (probes.get(path.basename(d)) ?? 0) + 1);
+        // hangs until killed; blkid's buffered output is lost with it
         if (d === dev('sdm')) return { exitCode: -1, timedOut: true };
         if (d === dev('sdj'))
           stdout += `DEVNAME=${d}\nUUID=abc\nLABEL=old\\ disk\nTYPE=ext4\nUSAGE=filesystem\n\n`;
@@ -531,7 +534,8 @@ describe('inventory reader on a synthetic sysfs tree', () => {
       lab: { enabled: false },
       blkidConcurrency: 1,
     }).read();
-    // one batch, restarted after each stop; the batch that hung is re-run device by device
+    // one batch, restarted after each stop; the batch that hung is not re-run (issue 25: every
+    // node of it was probed a second time, and the hung disk waited for twice)
     expect(
       runner.calls.map((c) =>
         c
@@ -539,7 +543,8 @@ describe('inventory reader on a synthetic sysfs tree', () => {
           .map((d) => path.basename(d))
           .join(' '),
       ),
-    ).toEqual(['sdj sdk sdl sdm sdn', 'sdl sdm sdn', 'sdm sdn', 'sdm', 'sdn']);
+    ).toEqual(['sdj sdk sdl sdm sdn', 'sdl sdm sdn', 'sdm sdn']);
+    expect(Object.fromEntries(probes)).toEqual({ sdj: 1, sdk: 1, sdl: 1, sdm: 1 });
     expect(runner.calls.every((c) => c.slice(0, 5).join(' ') === 'blkid -p -i -o export')).toBe(true);
     const by = (n: string) => inv.disks.find((d) => d.device === `/dev/${n}`);
     expect(by('sdj')).toMatchObject({
@@ -551,7 +556,38 @@ describe('inventory reader on a synthetic sysfs tree', () => {
     expect(by('sdk')).toMatchObject({ filesystem: null, probeFailed: true });
     expect(by('sdl')).toMatchObject({ filesystem: null, probeFailed: true });
     expect(by('sdm')).toMatchObject({ probeFailed: true });
-    expect(by('sdn')).toMatchObject({ filesystem: null, probeFailed: false });
+    // in the run that timed out, never reached: its probe did not finish in time either
+    expect(by('sdn')).toMatchObject({ filesystem: null, probeFailed: true });
+  });
+
+  it('a run that times out keeps the blocks it printed whole, fails the rest, and probes no node twice', async () => {
+    const { paths, root } = await host(
+      [
+        systemDisk,
+        { name: 'sdj', dev: '8:144', sectors: sectors(GiB) },
+        { name: 'sdk', dev: '8:160', sectors: sectors(GiB) },
+        { name: 'sdl', dev: '8:176', sectors: sectors(GiB) },
+      ],
+      rootOnSda,
+    );
+    const dev = (n: string) => path.join(root, 'dev', n);
+    // output flushed before the kill: sdj's block whole, sdk's cut off (no separator after it)
+    const runner = recordingRunner(() => ({
+      exitCode: -1,
+      timedOut: true,
+      stdout: `DEVNAME=${dev('sdj')}\nUUID=u-j\nTYPE=xfs\n\nDEVNAME=${dev('sdk')}\nUUID=u-`,
+    }));
+    const inv = await createInventoryReader({
+      paths,
+      runner,
+      lab: { enabled: false },
+      blkidConcurrency: 1,
+    }).read();
+    expect(runner.calls).toHaveLength(1);
+    const by = (n: string) => inv.disks.find((d) => d.device === `/dev/${n}`);
+    expect(by('sdj')).toMatchObject({ filesystem: 'xfs', fsUuid: 'u-j', probeFailed: false });
+    expect(by('sdk')).toMatchObject({ filesystem: null, fsUuid: null, probeFailed: true });
+    expect(by('sdl')).toMatchObject({ filesystem: null, probeFailed: true });
   });
 
   it('reports mount targets inside the root prefix as logical paths and counts holders as in use', async () => {

@@ -251,6 +251,23 @@ describe('scenario 8: the privilege showcase', () => {
       host_path: '/etc/hostname',
     });
   });
+  it('reports a bind source as the path it names, normalised (/mnt/user/../../etc is /etc)', () => {
+    const t = inline(`services:
+  app:
+    image: busybox:1.37.0
+    volumes:
+      - /mnt/user/../../etc:/host-etc
+      - /mnt/user//media/:/media
+      - /mnt/user/../etc/:/mnt-etc
+      - /var//run/./docker.sock:/var/run/docker.sock
+x-service: {schema: 1, id: demo, revision: 1, title: D, categories: [t], docs: "https://e.org/", inputs: {}}
+`);
+    expect(plan(t).plan.privileges.map((p) => [p.kind, p.detail])).toEqual([
+      ['docker_socket', '/var/run/docker.sock'],
+      ['host_path', '/etc'],
+      ['host_path', '/mnt/etc'],
+    ]);
+  });
   it('a path value outside the data layout is a host_path and changes the digest', () => {
     const t = builtin('trilium');
     const r = plan(t, { values: { APPDATA: '/srv/apps/' } });

@@ -175,14 +175,16 @@ export function privilegeSummary(model: unknown): Privilege[] {
         )
         .filter((s) => s !== ''),
     );
-    const sources = mountSources(svc, topVolumes);
+    // An absolute source is reported as the path it names (lexically normalised: `/mnt/user/../etc`
+    // is `/etc`, issue 25), the path the layout check judged; a relative one as written.
+    const sources = mountSources(svc, topVolumes).map((src) =>
+      src.startsWith('/') ? normalizeAbsolute(src) : src,
+    );
     for (const src of sources) {
-      const n = src.startsWith('/') ? normalizeAbsolute(src) : src;
-      if (SOCKET_FILES.has(n) || SOCKET_FOLDERS.has(n)) push('docker_socket', src);
+      if (SOCKET_FILES.has(src) || SOCKET_FOLDERS.has(src)) push('docker_socket', src);
     }
     for (const src of sources) {
-      const n = src.startsWith('/') ? normalizeAbsolute(src) : src;
-      if (!insideDataLayout(src) && !SOCKET_FILES.has(n)) push('host_path', src);
+      if (!insideDataLayout(src) && !SOCKET_FILES.has(src)) push('host_path', src);
     }
   }
   return out;

@@ -74,12 +74,21 @@ describe('refreshHttpsSource', () => {
     const good = await archiveOf({ 'catalog.json': '{"schema":1,"serial":3}', 'app/compose.yaml': template });
     await refresh(server(good, sign(null, good, keys.privateKey)));
     const other = await archiveOf({ 'catalog.json': '{"schema":1,"serial":4}' });
-    await expect(refresh(server(other, sign(null, good, keys.privateKey)), 3)).rejects.toThrow(/signature/);
-    await expect(refresh(server(good, sign(null, good, keys.privateKey)), 3)).rejects.toThrow(/not above/);
+    await expect(refresh(server(other, sign(null, good, keys.privateKey)), 3)).rejects.toMatchObject({
+      message: expect.stringMatching(/signature/),
+      kind: 'signature',
+    });
+    await expect(refresh(server(good, sign(null, good, keys.privateKey)), 3)).rejects.toMatchObject({
+      message: expect.stringMatching(/not above/),
+      kind: 'serial',
+    });
     const noManifest = await archiveOf({ 'app/compose.yaml': template });
-    await expect(refresh(server(noManifest, sign(null, noManifest, keys.privateKey)), 3)).rejects.toThrow(
-      /catalog.json/,
-    );
+    await expect(
+      refresh(server(noManifest, sign(null, noManifest, keys.privateKey)), 3),
+    ).rejects.toMatchObject({
+      message: expect.stringMatching(/catalog.json/),
+      kind: 'archive',
+    });
     expect(fs.existsSync(path.join(work, 'remote/app/compose.yaml'))).toBe(true);
   });
   it('refuses links and absolute paths', async () => {
@@ -95,7 +104,10 @@ describe('refreshHttpsSource', () => {
     const archive = await archiveOf({ 'catalog.json': '{"schema":1,"serial":1}' });
     const sig = sign(null, archive, keys.privateKey);
     const evil = server(archive, sig, { [URL_]: 'https://elsewhere.example.com/x' });
-    await expect(refresh(evil)).rejects.toThrow(/another host/);
+    await expect(refresh(evil)).rejects.toMatchObject({
+      message: 'a redirect to another host',
+      kind: 'network',
+    });
     const hop = (n: number) => `https://catalog.example.org/hop${n}`;
     const get = server(archive, sig, {
       [hop(1)]: hop(2),

@@ -13,12 +13,25 @@ export const ARCHIVE_MAX_BYTES = 64 * 1024 * 1024;
 export const UNPACKED_MAX_BYTES = 256 * 1024 * 1024;
 export const ENTRIES_MAX = 10_000;
 
+/**
+ * What failed: the download (`network`), a check of what was downloaded (`signature`, `serial`,
+ * `archive`: the catalog_check_failed event, never raised for a mere network failure), the source's
+ * public key (`key`), or storing the new copy (`store`).
+ */
+export type RefreshErrorKind = 'network' | 'signature' | 'serial' | 'archive' | 'key' | 'store';
+
 export class RefreshError extends Error {
-  constructor(message: string) {
+  readonly kind: RefreshErrorKind;
+  constructor(message: string, kind: RefreshErrorKind = 'network') {
     super(message);
     this.name = 'RefreshError';
+    this.kind = kind;
   }
 }
+
+/** Whether a refresh failed a check of the catalog itself (signature, serial or archive). */
+export const isCatalogCheckFailure = (e: unknown): e is RefreshError =>
+  e instanceof RefreshError && (e.kind === 'signature' || e.kind === 'serial' || e.kind === 'archive');
 
 export interface HttpResponse {
   status: number;
@@ -104,7 +117,7 @@ export async function unpackCatalogArchive(archive: Buffer): Promise<UnpackedCat
       maxOutputLength: UNPACKED_MAX_BYTES + ENTRIES_MAX * 1024 + 1024 * 1024,
     });
   } catch {
-    throw new RefreshError('the archive is not zstd data or unpacks to more than 256 MiB');
+    throw new RefreshError('the archive is not zstd data or unpacks to more than 256 MiB', 'archive');
   }
   const dirs: string[] = [];
   const files = new Map<string, Buffer>();
@@ -148,23 +161,23 @@ export async function unpackCatalogArchive(archive: Buffer): Promise<UnpackedCat
       },
     });
     parser.on('error', (e: Error) =>
-      reject(new RefreshError(`the archive is not a valid tar file: ${e.message}`)),
+      reject(new RefreshError(`the archive is not a valid tar file: ${e.message}`, 'archive')),
     );
     parser.on('end', () => resolve());
     parser.end(tarBytes);
   });
-  if (problem) throw new RefreshError(problem);
+  if (problem) throw new RefreshError(problem, 'archive');
   const manifest = files.get('catalog.json');
-  if (!manifest) throw new RefreshError('the archive has no catalog.json');
+  if (!manifest) throw new RefreshError('the archive has no catalog.json', 'archive');
   let parsed: unknown;
   try {
     parsed = JSON.parse(manifest.toString('utf8'));
   } catch {
-    throw new RefreshError('catalog.json is not valid JSON');
+    throw new RefreshError('catalog.json is not valid JSON', 'archive');
   }
   const m = parsed as { schema?: unknown; serial?: unknown };
   if (m.schema !== 1 || typeof m.serial !== 'number' || !Number.isSafeInteger(m.serial) || m.serial < 0)
-    throw new RefreshError('catalog.json must be {"schema":1,"serial":N} with N a whole number');
+    throw new RefreshError('catalog.json must be {"schema":1,"serial":N} with N a whole number', 'archive');
   return { serial: m.serial, dirs, files };
 }
 
@@ -180,7 +193,7 @@ export async function refreshHttpsSource(options: {
 }): Promise<number> {
   const get = options.get ?? defaultHttpGet;
   const key = publicKeyFromBase64(options.publicKey);
-  if (!key) throw new RefreshError('the public key is not base64 of 32 bytes');
+  if (!key) throw new RefreshError('the public key is not base64 of 32 bytes', 'key');
   const signal = AbortSignal.timeout(options.timeoutMs ?? 120_000);
   let archive: Buffer;
   let signature: Buffer;
@@ -192,11 +205,12 @@ export async function refreshHttpsSource(options: {
     throw new RefreshError(`the download failed: ${(e as Error).message}`);
   }
   if (signature.length !== 64 || !verify(null, archive, key, signature))
-    throw new RefreshError('the signature does not match the archive and the source public key');
+    throw new RefreshError('the signature does not match the archive and the source public key', 'signature');
   const unpacked = await unpackCatalogArchive(archive);
   if (options.storedSerial !== null && unpacked.serial <= options.storedSerial)
     throw new RefreshError(
       `the catalog serial ${unpacked.serial} is not above the current ${options.storedSerial}`,
+      'serial',
     );
   const tag = randomBytes(6).toString('hex');
   const tmp = path.join(options.catalogDir, `.${options.sourceId}.tmp-${tag}`);
@@ -218,7 +232,7 @@ export async function refreshHttpsSource(options: {
     if (had) await fs.rm(old, { recursive: true, force: true });
   } catch (e) {
     await fs.rm(tmp, { recursive: true, force: true });
-    throw new RefreshError(`the new copy could not be stored: ${(e as Error).message}`);
+    throw new RefreshError(`the new copy could not be stored: ${(e as Error).message}`, 'store');
   }
   return unpacked.serial;
 }

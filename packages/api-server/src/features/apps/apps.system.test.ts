@@ -395,6 +395,15 @@ describe('planDigest', () => {
   it('identical across preview and install; a catalog change gives 409 template_changed', async () => {
     writeLabTemplate('digesty', webPortTemplate('digesty', 1, base + 60));
     const p1 = await call('POST', '/templates/digesty/preview', {});
+    // the preview ignores a planDigest (02 §2: install only), still checking its pattern
+    const withDigest = await call('POST', '/templates/digesty/preview', { planDigest: 'f'.repeat(64) });
+    expect([withDigest.status, withDigest.body]).toEqual([200, p1.body]);
+    const badDigest = await call('POST', '/templates/digesty/preview', { planDigest: 'F'.repeat(64) });
+    expect([badDigest.status, badDigest.body.code, badDigest.body.details.issues[0].path]).toEqual([
+      400,
+      'bad_request',
+      'planDigest',
+    ]);
     const ok = await call('POST', '/templates/digesty/install', {
       name: 'digesty-a',
       planDigest: p1.body.planDigest,
@@ -471,8 +480,13 @@ describe('stack creation', () => {
       expect(r.body.code).toBe(code);
       if (variable) expect(r.body.details.variable).toBe(variable);
     }
+    // a name breaking the body's env key rule is a malformed body (02 §11.1), not invalid_stack
     const bad = await call('POST', '/stacks', { name: 'x4', compose: 'services: {}', env: { '1A': 'x' } });
-    expect(bad.status).toBe(400);
+    expect([bad.status, bad.body.code, bad.body.details.issues[0].path]).toEqual([
+      400,
+      'bad_request',
+      'env.1A',
+    ]);
     expect(fs.readdirSync(stacksDir()).filter((n) => /^x\d$/.test(n))).toEqual([]);
   });
 });
@@ -526,7 +540,9 @@ describe('bad input: 4xx, details.input where an input is at fault, nothing writ
       ['/templates/trilium/preview', { networkMode: 'none' }, 400, 'bad_request', undefined],
       ['/templates/trilium/install', { planDigest: 'abc' }, 400, 'bad_request', undefined],
       ['/templates/trilium/install', { planDigest: 'A'.repeat(64) }, 400, 'bad_request', undefined],
-      ['/templates/trilium/preview', { planDigest: 'a'.repeat(64) }, 400, 'bad_request', undefined],
+      // the preview ignores a planDigest (02 §2), but not a malformed one
+      ['/templates/trilium/preview', { planDigest: 'A'.repeat(64) }, 400, 'bad_request', undefined],
+      ['/templates/trilium/install', { values: [] }, 400, 'bad_request', undefined],
       ['/templates/trilium/preview', { colour: 'red' }, 400, 'bad_request', undefined],
       [
         '/templates/trilium/preview',

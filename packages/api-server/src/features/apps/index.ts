@@ -1,4 +1,5 @@
 /** Apps: catalog, template preview and install, stacks (02; catalog sources 08 §13). */
+import path from 'node:path';
 import { syncBuiltinCatalog, undoPendingStacks, type AuditRecord } from '@appliance/template-installer';
 import { eq } from 'drizzle-orm';
 import * as v from 'valibot';
@@ -39,7 +40,14 @@ const auditWith = (ctx: AppContext, actor: Actor | null) => async (r: AuditRecor
   );
 };
 
+/** The compose file the service just wrote for a stack, recorded for the drift watcher (issue 22). */
+function recordStackFiles(ctx: AppContext, name: string): void {
+  ctx.generated.recordQuietly(path.join(ctx.paths.stacksDir, name, 'docker-compose.yml'));
+}
+
 export const feature: Feature = {
+  // a catalog refresh whose signature, serial or archive check fails (sources.ts)
+  raises: ['catalog_check_failed'],
   name: 'apps',
   start: async (ctx) => {
     await ensureBuiltinSource(ctx);
@@ -77,7 +85,10 @@ export const feature: Feature = {
       params: TemplateParams,
       body: PreviewBody,
       responses: { 200: { description: 'The plan', schema: PlanSchema }, ...errors },
-      handler: async ({ ctx, params, body }) => ok(await installerFor(ctx).preview(params.id, body)),
+      handler: async ({ ctx, params, body }) => {
+        const { planDigest: _ignored, ...request } = body; // 02 §2: install only
+        return ok(await installerFor(ctx).preview(params.id, request));
+      },
     }),
     defineRoute({
       method: 'POST',
@@ -100,6 +111,7 @@ export const feature: Feature = {
         const options = { audit: auditWith(ctx, actor), onStep: progress.onStep };
         try {
           const result = await installerFor(ctx).install(params.id, body, options);
+          recordStackFiles(ctx, result.stack.name);
           // The spaced events drain after the answer: progress never delays the install itself.
           void progress.finish(true);
           return created(result);
@@ -122,7 +134,9 @@ export const feature: Feature = {
           body.env === undefined
             ? { name: body.name, compose: body.compose }
             : { name: body.name, compose: body.compose, env: body.env };
-        return created(await installerFor(ctx).createStack(input, { audit: auditWith(ctx, actor) }));
+        const stack = await installerFor(ctx).createStack(input, { audit: auditWith(ctx, actor) });
+        recordStackFiles(ctx, stack.name);
+        return created(stack);
       },
     }),
     defineRoute({

@@ -47,20 +47,26 @@ const common = {
   memoryMiB: v.optional(v.pipe(v.number(), v.integer(), v.minValue(6), v.maxValue(16777216))),
 };
 
-export const PreviewBody = v.strictObject(common);
-export const InstallBody = v.strictObject({
-  ...common,
-  planDigest: v.optional(
-    v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/, 'must be 64 lowercase hex characters')),
-  ),
-});
+/** 02 §2: checked by the install only; the preview accepts it (same pattern) and ignores it. */
+const planDigest = v.optional(
+  v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/, 'must be 64 lowercase hex characters')),
+);
+
+export const PreviewBody = v.strictObject({ ...common, planDigest });
+export const InstallBody = v.strictObject({ ...common, planDigest });
+
+/** An environment variable name (02 §11.1): a body rule, so a bad one is `400 bad_request`. */
+const EnvName = v.pipe(
+  v.string(),
+  v.regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be a letter or _, then letters, digits or _'),
+);
 
 export const CreateStackBody = v.strictObject({
   name: v.string(),
   compose: v.pipe(v.string(), v.maxLength(256 * 1024)),
   env: v.optional(
     v.pipe(
-      v.record(v.string(), v.string()),
+      v.record(EnvName, v.string()),
       v.check((o) => Object.keys(o).length <= 256, 'at most 256 variables'),
     ),
   ),

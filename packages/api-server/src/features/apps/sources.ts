@@ -5,6 +5,7 @@ import { AppError, badRequest } from '@appliance/common';
 import {
   type CatalogSourceRow,
   checkSourceUrl,
+  isCatalogCheckFailure,
   isSourceId,
   listSourceIds,
   publicKeyFromBase64,
@@ -70,6 +71,7 @@ async function refresh(
         .where(eq(catalogSources.id, row.id))
         .run(),
     );
+    await ctx.conditions.clear(catalogConditionKey(row.id));
     return { ok: true };
   } catch (e) {
     const message = e instanceof RefreshError ? e.message : 'the refresh failed unexpectedly';
@@ -78,9 +80,26 @@ async function refresh(
     await ctx.writes.run((db) =>
       db.update(catalogSources).set({ lastError: message }).where(eq(catalogSources.id, row.id)).run(),
     );
+    // A check of the catalog itself failed (never a mere network failure): raised once until a
+    // refresh of this source passes again (issue 22).
+    if (isCatalogCheckFailure(e))
+      await ctx.conditions.hold(
+        catalogConditionKey(row.id),
+        {
+          eventType: 'catalog_check_failed',
+          title: `Catalog source ${row.id}: the ${e.kind} check failed`,
+          subject: `the catalog source ${row.id} (${row.url})`,
+          value: e.kind,
+          message: `The refresh of the catalog source ${row.id} (${row.url}) was refused: ${message}. Nothing of the download was used; the previous copy of the catalog is kept. If the publisher did not change their key or release an older catalog, someone may be tampering with the source: check with the publisher before trusting it again (the next refresh that passes every check clears this).`,
+        },
+        'catalog',
+      );
     return { ok: false, message };
   }
 }
+
+/** The condition of a catalog source whose check failed. */
+export const catalogConditionKey = (sourceId: string) => `catalog:${sourceId}`;
 
 export const sourceRoutes = [
   defineRoute({
@@ -261,6 +280,7 @@ export const sourceRoutes = [
       });
       if (row.kind === 'https')
         await fs.rm(path.join(ctx.paths.catalogDir, row.id), { recursive: true, force: true });
+      await ctx.conditions.clear(catalogConditionKey(row.id));
       return noContent();
     },
   }),

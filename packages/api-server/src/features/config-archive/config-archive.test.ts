@@ -255,6 +255,7 @@ describe('config archive routes', () => {
 
   it('removes its temp directory when the client disconnects mid-upload', async () => {
     const db = s.dumpDatabase();
+    const from = s.logs.length;
     const body = previewBody(Buffer.concat([archive, Buffer.alloc(4 * 1024 * 1024)]));
     await new Promise<void>((resolve) => {
       const req = http.request({
@@ -273,6 +274,18 @@ describe('config archive routes', () => {
     });
     expect(await waitFor(() => fs.readdirSync(tmpRoot).length === 0, 5000)).toBe(true);
     expect(s.dumpDatabase()).toBe(db);
+    // logged as what it is, at info, never as an unexpected failure (issue 25)
+    const route = '/api/v1/config/import/preview';
+    const lines = () =>
+      s.logs
+        .slice(from)
+        .map((l) => JSON.parse(l) as { level: string; msg: string; route?: string; status?: number });
+    expect(await waitFor(() => lines().some((l) => l.msg === 'request' && l.route === route), 5000)).toBe(
+      true,
+    );
+    expect(lines().filter((l) => l.level !== 'info')).toEqual([]);
+    expect(lines().find((l) => l.msg === 'client disconnected')).toMatchObject({ level: 'info', route });
+    expect(lines().find((l) => l.msg === 'request')).toMatchObject({ route, status: 400 });
   });
 });
 

@@ -127,6 +127,10 @@ export function importDeps(
       options.onAccountsReplaced();
       // smb.conf was swapped in by the import: Samba reloads it (real host, or samba.sandbox).
       ctx.hooks.reloadSamba?.();
+      // The files the import wrote are what the service wrote (drift watcher), and the watchers'
+      // settings may have changed (issue 22).
+      ctx.generated.recordAfterImport();
+      ctx.watchers.reschedule();
     },
     log: (message, fields) => ctx.logger.error(message, fields),
   };

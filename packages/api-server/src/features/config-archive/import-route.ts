@@ -38,7 +38,7 @@ export function importRoute(appVersion: () => string, onAccountsReplaced: () => 
       },
       409: {
         description:
-          'archive_newer_version, archive_other_installation, archive_array_mismatch, restore_path_unsafe, confirmation_required (details.expected), disk_mapping_invalid (details.entry), operations_running, import_in_progress',
+          'archive_newer_version, archive_other_installation, archive_array_mismatch, restore_path_unsafe, confirmation_required (the confirmation part missing, empty or wrong; details.expected), disk_mapping_invalid (details.entry), operations_running, import_in_progress',
         schema: ErrorBody,
       },
       413: { description: 'archive_too_large', schema: ErrorBody },

@@ -97,7 +97,17 @@ const importTo = (target: Target, archive: Buffer, o: Parameters<typeof importBo
 /** Tables compared between two boxes after a round trip (the live history is each box's own). */
 const configTables = (s: Sandbox) => {
   const dump = JSON.parse(s.dumpDatabase()) as Record<string, string[]>;
-  for (const t of ['audit_log', 'notify_alerts', 'notify_deliveries']) delete dump[t];
+  // history and this machine's runtime state (the watchers': conditions, SMART values, what the
+  // service wrote to its generated files) are never restored
+  for (const t of [
+    'audit_log',
+    'notify_alerts',
+    'notify_deliveries',
+    'watcher_conditions',
+    'smart_readings',
+    'generated_files',
+  ])
+    delete dump[t];
   return dump;
 };
 
@@ -160,6 +170,13 @@ describe('config import through the real server', () => {
 
     // B's configuration is A's (the array's device paths included: nothing was mapped).
     expect(configTables(b)).toEqual(configTables(a));
+    // the files the import wrote are what the service wrote: the drift watcher sees no drift
+    expect(b.server.ctx.generated.list().map((f) => f.path)).toEqual([
+      '/etc/appliance/samba/smb.conf',
+      '/var/lib/appliance/stacks/web/docker-compose.yml',
+    ]);
+    await b.server.ctx.watchers.runOnce('drift');
+    expect(b.server.ctx.conditions.holding()).toEqual([]);
     expect(fs.readFileSync(path.join(b.root, 'etc/appliance/secret.key'))).toEqual(
       fs.readFileSync(path.join(a.root, 'etc/appliance/secret.key')),
     );
@@ -260,7 +277,9 @@ describe('config import through the real server', () => {
     seedArray(foreignArray);
     const cases: [Sandbox, Parameters<typeof importBody>[1], number, string][] = [
       [b, { confirmation: 'RESTORE nas-b', passphrase: PASS }, 409, 'confirmation_required'],
-      [b, { passphrase: PASS }, 400, 'bad_request'],
+      // missing or empty: 409 naming the phrase, like every typed confirmation (issue 25: it was 400)
+      [b, { passphrase: PASS }, 409, 'confirmation_required'],
+      [b, { confirmation: '', passphrase: PASS }, 409, 'confirmation_required'],
       [
         b,
         { confirmation: 'RESTORE nas-a', passphrase: 'not the passphrase' },

@@ -163,6 +163,9 @@ async function setupArrayHeld(
       progress.finish({ ok: false, step: 'record' });
       throw err;
     }
+    // What the service wrote, for the drift watcher (issue 22).
+    ctx.generated.recordQuietly(ctx.paths.snapraidConf, result.snapraidConf);
+    for (const file of result.mountUnits?.files ?? []) ctx.generated.recordQuietly(file);
     progress.finish({ ok: true });
     return getArray(ctx);
   });

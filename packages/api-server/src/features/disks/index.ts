@@ -85,6 +85,7 @@ export const feature: Feature = {
       summary: 'Preview moving a data or parity slot onto another disk (read-only)',
       tags: ['disks'],
       body: PlanBody,
+      emptyBody: 'object', // 03 §6 (and §11: request as §6): an empty body is `{}`
       responses: { 200: { description: 'The upgrade plan', schema: PlanSchema } },
       handler: async ({ ctx, body }) => ok(await upgradePlan(ctx, body)),
     }),
@@ -95,6 +96,7 @@ export const feature: Feature = {
       summary: 'Preview rebuilding a missing data or parity disk from parity onto a new disk (read-only)',
       tags: ['disks'],
       body: PlanBody,
+      emptyBody: 'object', // 03 §6 (and §11: request as §6): an empty body is `{}`
       responses: { 200: { description: 'The replace plan', schema: ReplacePlanSchema } },
       handler: async ({ ctx, body }) => ok(await replacePlan(ctx, body)),
     }),

@@ -95,13 +95,15 @@ export function buildOpenApi(routes: AnyRoute[], version: string): Json {
       tags: route.tags,
       'x-role': route.role,
       ...(route.socketBeforeSetup ? { 'x-unix-socket-before-setup': true } : {}),
+      ...(route.socketOnly ? { 'x-unix-socket-only': true } : {}),
       security:
         route.role === 'public' ? [] : route.allowBasic ? [{ bearer: [] }, { basic: [] }] : [{ bearer: [] }],
       ...(parameters.length ? { parameters } : {}),
       ...(route.body
         ? {
             requestBody: {
-              required: true,
+              // An absent body is 400, except where the contract counts it as `{}` (emptyBody).
+              required: route.emptyBody !== 'object',
               content: {
                 [route.bodyKind === 'raw' ? 'multipart/form-data' : 'application/json']: {
                   schema: schemaOf(route.body, 'input'),

@@ -55,6 +55,8 @@ export const feature: Feature = {
       tags: ['disks'],
       params: LabelParams,
       body: FormatBody,
+      // 07 §6.1: an empty body counts as `{}` (then 409 confirmation_required names the phrase).
+      emptyBody: 'object',
       responses: { 200: { description: 'The formatted external disk', schema: ExternalDiskSchema } },
       handler: async ({ ctx, actor, params, body }) => {
         // Progress events (08 §12) from the first write on: a refused format publishes none.

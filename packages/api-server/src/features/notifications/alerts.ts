@@ -10,6 +10,7 @@ import {
 } from '@appliance/notify-routing';
 import { eq } from 'drizzle-orm';
 import type { AppContext } from '../../context.ts';
+import type { Db } from '../../db/open.ts';
 import { notifyDeliveries } from '../../db/schema.ts';
 import { defineRoute, ok } from '../../http/route.ts';
 import { PageQuery } from '../../http/schemas.ts';
@@ -39,6 +40,23 @@ export function raiser(ctx: AppContext, worker: DeliveryWorker | null) {
     const { alert } = await ctx.writes.run((db) => raiseEvent(raiseStore(db), event, ctx.clock.now()));
     ctx.events.publish({ type: 'notification', id: alert.id, data: { ...alert } });
     worker?.wake();
+  };
+}
+
+/**
+ * The raise path inside a caller's write job (the watchers' conditions commit with their alert);
+ * `announce` after the commit does what `raiser` does after its own job.
+ */
+export function raiserWithin(ctx: AppContext, worker: DeliveryWorker | null) {
+  return (db: Db, event: RaisedEvent) => {
+    const { alert } = raiseEvent(raiseStore(db), event, ctx.clock.now());
+    return {
+      alertId: alert.id,
+      announce: () => {
+        ctx.events.publish({ type: 'notification', id: alert.id, data: { ...alert } });
+        worker?.wake();
+      },
+    };
   };
 }
 

@@ -1,6 +1,6 @@
 import { createChannelSender } from '@appliance/notify-routing';
 import type { Feature } from '../feature.ts';
-import { alertRoutes, raiser, startDeliveryWorker } from './alerts.ts';
+import { alertRoutes, raiser, raiserWithin, startDeliveryWorker } from './alerts.ts';
 import { channelRoutes } from './channel-routes.ts';
 import { routingRoutes } from './routing-routes.ts';
 
@@ -16,6 +16,7 @@ export const feature: Feature = {
   start(ctx) {
     const worker = startDeliveryWorker(ctx, send);
     ctx.hooks.raise = raiser(ctx, worker);
+    ctx.hooks.raiseWithin = raiserWithin(ctx, worker);
     return () => worker.stop().then(() => undefined);
   },
 };

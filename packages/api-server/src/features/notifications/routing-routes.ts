@@ -20,15 +20,17 @@ export const routingRoutes = [
     method: 'GET',
     path: '/notifications/event-types',
     role: 'viewer',
-    summary: 'The compiled-in event catalog with default severities, in catalog order',
+    summary:
+      'The compiled-in event catalog with default severities, in catalog order, and whether this installation can raise each one (observed)',
     tags,
     responses: { 200: { description: 'Event types', schema: EventTypesSchema } },
-    handler: () =>
+    handler: ({ ctx }) =>
       ok({
         eventTypes: EVENT_CATALOG.map(({ eventType, defaultSeverity, description }) => ({
           eventType,
           defaultSeverity,
           description,
+          observed: ctx.observed.observed(eventType, ctx),
         })),
       }),
   }),

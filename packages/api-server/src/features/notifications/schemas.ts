@@ -15,6 +15,11 @@ export const EventTypesSchema = v.object({
       eventType: v.picklist(EVENT_TYPES),
       defaultSeverity: v.picklist(SEVERITIES),
       description: v.string(),
+      /**
+       * Whether this installation can raise it now (a feature of it raises the event; the UPS events
+       * need a UPS in the settings): route only observed events.
+       */
+      observed: v.boolean(),
     }),
   ),
 });

@@ -97,6 +97,7 @@ function registerSchedules(ctx: AppContext): void {
  */
 export const feature: Feature = {
   name: 'parity',
+  raises: ['sync_succeeded', 'sync_failed', 'sync_blocked_threshold', 'scrub_errors_found', 'array_degraded'],
   start(ctx) {
     ctx.jobs.register(syncJob(ctx));
     ctx.jobs.register(scrubJob(ctx));
@@ -130,6 +131,8 @@ export const feature: Feature = {
       summary: 'Start a parity sync (the deletion guard runs first unless force is true)',
       tags: ['parity'],
       body: SyncBody,
+      // every field has a default: `POST …/sync` with no body is a plain guarded sync
+      emptyBody: 'object',
       responses: {
         202: { description: 'The sync job (Location: /api/v1/jobs/<id>)', schema: JobSchema },
         409: { description: 'no_array, job_running, import_in_progress', schema: ErrorBody },
@@ -155,6 +158,7 @@ export const feature: Feature = {
       summary: 'Start a scrub of percent % of the array, of data not scrubbed for olderThanDays days',
       tags: ['parity'],
       body: ScrubBody,
+      emptyBody: 'object',
       responses: {
         202: { description: 'The scrub job (Location: /api/v1/jobs/<id>)', schema: JobSchema },
         409: { description: 'no_array, job_running, import_in_progress', schema: ErrorBody },

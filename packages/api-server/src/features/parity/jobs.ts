@@ -69,7 +69,17 @@ async function requireWholeArray(ctx: AppContext, job: JobHandle, title: string)
   const missing = await missingSlots(ctx);
   if (missing.length === 0) return;
   const list = missing.map((m) => ({ role: m.role, mountpoint: m.mountpoint, device: m.device }));
-  await raise(ctx, parityEvents.arrayDegraded({ missing: list, job: title }));
+  // a condition, raised once: the disks watcher may have raised it already, and clears it when the
+  // slots are back
+  try {
+    await ctx.conditions.hold(
+      'array:degraded',
+      parityEvents.arrayDegraded({ missing: list, job: title }),
+      'parity',
+    );
+  } catch (err) {
+    ctx.logger.error('array_degraded not reported', { error: String(err) });
+  }
   throw new AppError(
     409,
     'array_degraded',

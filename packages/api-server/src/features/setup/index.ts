@@ -1,11 +1,12 @@
 import { AppError } from '@appliance/common';
 import { eq } from 'drizzle-orm';
 import * as v from 'valibot';
-import { users } from '../../db/schema.ts';
+import { apiTokens, users } from '../../db/schema.ts';
 import { created, defineRoute, ok } from '../../http/route.ts';
 import { PasswordSchema, UsernameSchema } from '../../http/schemas.ts';
 import type { Authenticator } from '../../services/auth.ts';
 import type { Feature } from '../feature.ts';
+import { readSettings } from '../settings/index.ts';
 import { checkNewUsername, toUser, UserSchema } from '../users/model.ts';
 
 const setupComplete = () =>
@@ -14,6 +15,8 @@ const setupComplete = () =>
 export function setupFeature(auth: Authenticator): Feature {
   return {
     name: 'setup',
+    // A local password reset (POST /admin/reset-password, the Unix socket only).
+    raises: ['credential_reset'],
     routes: [
       defineRoute({
         method: 'GET',
@@ -75,6 +78,77 @@ export function setupFeature(auth: Authenticator): Feature {
           });
           auth.resetAdminCache();
           return created({ user: toUser(row) });
+        },
+      }),
+      defineRoute({
+        method: 'POST',
+        path: '/admin/reset-password',
+        role: 'admin',
+        socketOnly: true,
+        summary:
+          "Reset the administrator's password on the appliance itself (Unix socket only: `appliance admin reset-password`); raises credential_reset",
+        tags: ['setup'],
+        body: v.strictObject({
+          password: PasswordSchema,
+          /** Also revoke every API token of the administrator. */
+          revokeTokens: v.optional(v.boolean(), false),
+        }),
+        responses: {
+          200: {
+            description: 'The administrator, and how many of its tokens were revoked',
+            schema: v.object({ user: UserSchema, tokensRevoked: v.number() }),
+          },
+        },
+        handler: async ({ ctx, actor, body }) => {
+          const admin = ctx.db.select().from(users).where(eq(users.role, 'admin')).get();
+          if (!admin)
+            throw new AppError(
+              409,
+              'setup_required',
+              'No administrator exists yet: create one with appliance admin create.',
+            );
+          const hash = await auth.passwords.hash(body.password);
+          await ctx.hooks.sambaAccounts
+            ?.setPassword(admin.username.toLowerCase(), body.password)
+            .catch((err: unknown) => {
+              throw new AppError(
+                502,
+                'samba_password_failed',
+                'Setting the Samba password failed; nothing was saved. Check the service log.',
+                { reason: err instanceof Error ? err.message.slice(0, 200) : 'unknown' },
+              );
+            });
+          const now = ctx.clock.now().toISOString();
+          const done = await ctx.writes.run((db) => {
+            const row = db
+              .update(users)
+              .set({ passwordHash: hash, updatedAt: now })
+              .where(eq(users.id, admin.id))
+              .returning()
+              .get();
+            const tokensRevoked = body.revokeTokens
+              ? db.delete(apiTokens).where(eq(apiTokens.userId, admin.id)).run().changes
+              : 0;
+            ctx.audit.record(db, actor, {
+              operation: 'admin.reset_password',
+              target: admin.username,
+              details: { tokensRevoked },
+            });
+            const host = readSettings(db).hostname;
+            const event = {
+              eventType: 'credential_reset',
+              title: `Administrator password reset on ${host}`,
+              message: `The password of the administrator ${admin.username} of ${host} was reset on the appliance itself (appliance admin reset-password, through the service's Unix socket) at ${now}${tokensRevoked > 0 ? `; the ${tokensRevoked} API token${tokensRevoked === 1 ? '' : 's'} of the account ${tokensRevoked === 1 ? 'was' : 'were'} revoked` : ''}. If you did not do this, someone with root access to the appliance did: set a new password and check who can log in to the machine.`,
+            };
+            // raised in the same commit as the reset: no reset goes unannounced
+            const raised = ctx.hooks.raiseWithin?.(db, event) ?? null;
+            return { row, tokensRevoked, raised, event };
+          });
+          if (done.raised) done.raised.announce();
+          else await ctx.hooks.raise?.(done.event);
+          // the lock-out of the account's password logins ends with the reset
+          auth.lockout.succeed([`user:${admin.username.toLowerCase()}`]);
+          return ok({ user: toUser(done.row), tokensRevoked: done.tokensRevoked });
         },
       }),
     ],

@@ -257,12 +257,43 @@ describe('POST /shares/:name/data/delete on a lab array', () => {
         'name',
       ]);
     }
+    // an absent body is malformed, not a missing confirmation (issue 25: it answered 409)
+    for (const headers of [{ 'content-type': 'application/json' }, {}] as Record<string, string>[]) {
+      const r = await s.call('POST', '/shares/media/data/delete', undefined, { raw: '', headers });
+      expect([r.status, r.body.code], JSON.stringify(headers)).toEqual([400, 'bad_request']);
+    }
     const empty = await s.call('POST', '/shares//data/delete', { confirmation: '' }, { via: 'unix' });
     expect([empty.status, empty.body.code]).toEqual([404, 'not_found']);
     expect((await del('media', { confirmation: 'media' }, null)).status).toBe(401);
     expect((await del('media', { confirmation: 'media' }, 'apat_' + '0'.repeat(64))).status).toBe(401);
     expect(everything()).toEqual(before);
     expect(s.dumpDatabase()).toBe(db);
+  });
+
+  it('a disk that left the pool (unpooled, unlisted) is never touched, and its share directory is listed in untouched', async () => {
+    const sqlite = s.server.ctx.sqlite;
+    const set = sqlite.prepare('update array_disks set removal_state = ? where mountpoint = ?');
+    set.run('unpooled', '/mnt/disk2');
+    set.run('unlisted', '/mnt/disk3');
+    try {
+      const kept = [fingerprint(real('/mnt/disk2')), fingerprint(real('/mnt/disk3'))];
+      const r = await del('media', { confirmation: 'media' });
+      expect(r.status, r.text).toBe(200);
+      expect(r.body.branches.map((b: { path: string }) => b.path)).toEqual([
+        '/mnt/disk1/media',
+        '/mnt/disk4/media',
+      ]);
+      expect(r.body.untouched).toEqual([
+        { disk: '/mnt/cache', path: '/mnt/cache/media' },
+        { disk: '/mnt/disk2', path: '/mnt/disk2/media' },
+        { disk: '/mnt/disk3', path: '/mnt/disk3/media' },
+      ]);
+      expect([fingerprint(real('/mnt/disk2')), fingerprint(real('/mnt/disk3'))]).toEqual(kept);
+      expect(fs.readdirSync(real('/mnt/disk2/media')).length).toBeGreaterThan(0);
+    } finally {
+      set.run(null, '/mnt/disk2');
+      set.run(null, '/mnt/disk3');
+    }
   });
 
   it('a viewer is refused with 403 and nothing is deleted', async () => {

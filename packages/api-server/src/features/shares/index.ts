@@ -17,6 +17,8 @@ export async function startShares(ctx: AppContext): Promise<() => Promise<void>>
   const samba = createSambaConfig(ctx);
   ctx.hooks.regenerateSamba = async () => {
     await samba.regenerator.regenerate();
+    // what the service wrote, for the drift watcher (issue 22)
+    ctx.generated.recordQuietly(ctx.paths.sambaConf);
   };
   ctx.hooks.reloadSamba = () => samba.reload();
   // The sandbox's Samba directories first: the file names them and testparm checks they exist.
@@ -25,7 +27,10 @@ export async function startShares(ctx: AppContext): Promise<() => Promise<void>>
   });
   // Once at startup (06 §5.3); a failure is logged, the server still starts …
   const regenerated = await samba.regenerator.regenerate().then(
-    () => null,
+    () => {
+      ctx.generated.recordQuietly(ctx.paths.sambaConf);
+      return null;
+    },
     (err: unknown) => {
       ctx.logger.error('smb.conf regeneration at startup failed', { error: String(err) });
       return err;

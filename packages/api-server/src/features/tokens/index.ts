@@ -5,6 +5,7 @@ import { apiTokens, users } from '../../db/schema.ts';
 import { created, defineRoute, noContent, ok } from '../../http/route.ts';
 import { IdParams, Iso } from '../../http/schemas.ts';
 import { generateToken, roleAtLeast, tokenHash } from '../../services/tokens.ts';
+import type { Authenticator } from '../../services/auth.ts';
 import type { Feature } from '../feature.ts';
 import { findUser, userNotFound } from '../users/model.ts';
 
@@ -18,6 +19,8 @@ const TokenSchema = v.object({
   username: v.string(),
   createdAt: Iso,
   expiresAt: v.nullable(Iso),
+  /** The last request made with the token, exact to within a minute; null when never used. */
+  lastUsedAt: v.nullable(Iso),
 });
 
 const CreateBody = v.strictObject({
@@ -32,8 +35,10 @@ const CreateBody = v.strictObject({
   userId: v.optional(v.pipe(v.string(), v.regex(/^[0-9a-f-]{36}$/, 'must be a lowercase UUID'))),
 });
 
-export const tokensFeature: Feature = {
+export const tokensFeature = (auth: Authenticator): Feature => ({
   name: 'tokens',
+  // Password logins (Basic, on POST /tokens) cross the lock-out threshold (services/auth.ts).
+  raises: ['login_failure_burst'],
   routes: [
     defineRoute({
       method: 'POST',
@@ -118,6 +123,7 @@ export const tokensFeature: Feature = {
           username: owner.username,
           createdAt: row.createdAt,
           expiresAt: row.expiresAt,
+          lastUsedAt: null,
           token: raw,
         });
       },
@@ -148,6 +154,7 @@ export const tokensFeature: Feature = {
             username,
             createdAt: t.createdAt,
             expiresAt: t.expiresAt,
+            lastUsedAt: auth.usage.lastUsedAt(t.id, t.lastUsedAt),
           })),
         });
       },
@@ -179,4 +186,4 @@ export const tokensFeature: Feature = {
       },
     }),
   ],
-};
+});

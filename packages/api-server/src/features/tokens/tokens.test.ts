@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fixedClock } from '@appliance/common';
 import { type Sandbox, startSandbox } from '../../testing/sandbox.ts';
 
 const basic = (u: string, p: string) => ({
@@ -154,5 +155,81 @@ describe('token limit', () => {
     } finally {
       await s.close();
     }
+  });
+});
+
+describe('lastUsedAt (issue 25)', () => {
+  const clock = fixedClock('2026-11-25T10:00:00.000Z');
+  let s: Sandbox;
+  beforeAll(async () => {
+    s = await startSandbox({ start: { clock } });
+  });
+  afterAll(() => s.close());
+
+  const stored = (id: string) =>
+    (
+      s.server.ctx.sqlite.prepare('select last_used_at from api_tokens where id = ?').get(id) as
+        | { last_used_at: string | null }
+        | undefined
+    )?.last_used_at;
+  const listed = async (id: string) =>
+    (await s.call('GET', '/tokens')).body.tokens.find((x: { id: string }) => x.id === id)?.lastUsedAt;
+
+  it('is noted at most once a minute per token, shown by GET /tokens, and written by no request', async () => {
+    const t = await s.call('POST', '/tokens', { name: 'script', role: 'viewer' });
+    expect(t.body.lastUsedAt).toBeNull();
+    expect(await listed(t.body.id)).toBeNull();
+    const use = () => s.call('GET', '/users', undefined, { token: t.body.token });
+    const db = s.dumpDatabase();
+    expect((await use()).status).toBe(200);
+    expect(await listed(t.body.id)).toBe('2026-11-25T10:00:00.000Z');
+    clock.set('2026-11-25T10:00:59.000Z');
+    await use();
+    expect(await listed(t.body.id)).toBe('2026-11-25T10:00:00.000Z');
+    clock.set('2026-11-25T10:01:00.000Z');
+    // a refused request made with a valid token is a use too, and writes nothing either
+    expect((await s.call('POST', '/user-groups', { name: 1 }, { token: t.body.token })).status).toBe(403);
+    expect(await listed(t.body.id)).toBe('2026-11-25T10:01:00.000Z');
+    expect(stored(t.body.id)).toBeNull();
+    expect(s.dumpDatabase()).toBe(db);
+  });
+
+  it('a revoked token is refused at its next request', async () => {
+    clock.set('2026-11-25T11:00:00.000Z');
+    const t = await s.call('POST', '/tokens', { name: 'gone', role: 'admin' });
+    expect((await s.call('GET', '/users', undefined, { token: t.body.token })).status).toBe(200);
+    expect((await s.call('DELETE', `/tokens/${t.body.id}`, undefined, { token: t.body.token })).status).toBe(
+      204,
+    );
+    expect((await s.call('GET', '/users', undefined, { token: t.body.token })).status).toBe(401);
+    expect(stored(t.body.id)).toBeUndefined();
+  });
+
+  it('is stored by the periodic flush of a running service, without a close', async () => {
+    clock.set('2026-11-25T11:30:00.000Z');
+    const t = await s.call('POST', '/tokens', { name: 'flushed', role: 'viewer' });
+    await s.call('GET', '/users', undefined, { token: t.body.token });
+    expect(stored(t.body.id)).toBeNull();
+    s.server.auth.usage.startFlushing(50);
+    try {
+      await expect.poll(() => stored(t.body.id), { timeout: 5000 }).toBe('2026-11-25T11:30:00.000Z');
+    } finally {
+      s.server.auth.usage.stopFlushing();
+    }
+  });
+
+  it('is stored when the server closes, and read back after a restart', async () => {
+    clock.set('2026-11-25T12:00:00.000Z');
+    const t = await s.call('POST', '/tokens', { name: 'kept', role: 'viewer' });
+    await s.call('GET', '/users', undefined, { token: t.body.token });
+    const root = s.root;
+    await s.close({ keepRoot: true });
+    s = await startSandbox({ root, admin: false, start: { clock } });
+    expect(stored(t.body.id)).toBe('2026-11-25T12:00:00.000Z');
+    expect(
+      (await s.call('GET', '/tokens', undefined, { token: t.body.token })).body.tokens.find(
+        (x: { id: string }) => x.id === t.body.id,
+      ).lastUsedAt,
+    ).toBe('2026-11-25T12:00:00.000Z');
   });
 });

@@ -62,16 +62,29 @@ describe('planBranches (05 §1)', () => {
     }
   });
 
-  it('keeps evacuating and evacuated disks, drops unpooled and unlisted ones entirely', () => {
+  it('keeps evacuating and evacuated disks; unpooled and unlisted ones are never branches, but shown', () => {
     const slots = [
+      slot('data', 4, 'unlisted'),
       slot('data', 1, 'evacuating'),
       slot('data', 2, 'unpooled'),
       slot('data', 3, 'evacuated'),
-      slot('data', 4, 'unlisted'),
+      slot('cache', 1),
     ];
     const plan = planBranches({ name: 'media', cacheMode: 'array-only' }, slots);
     expect(paths(plan.branches)).toEqual(['/mnt/disk1/media', '/mnt/disk3/media']);
-    expect(plan.nonBranches).toEqual([]);
+    expect(plan.nonBranches).toEqual([
+      { disk: '/mnt/cache', path: '/mnt/cache/media' },
+      { disk: '/mnt/disk2', path: '/mnt/disk2/media' },
+      { disk: '/mnt/disk4', path: '/mnt/disk4/media' },
+    ]);
+    const cacheOnly = planBranches({ name: 'media', cacheMode: 'cache-only' }, slots);
+    expect(paths(cacheOnly.branches)).toEqual(['/mnt/cache/media']);
+    expect(paths(cacheOnly.nonBranches)).toEqual([
+      '/mnt/disk1/media',
+      '/mnt/disk2/media',
+      '/mnt/disk3/media',
+      '/mnt/disk4/media',
+    ]);
   });
 
   it('a cache mode with a cache has no cache branch when the array has no cache', () => {

@@ -21,17 +21,20 @@ export function isBranchPath(share: string, disk: string, path: string): boolean
 
 /**
  * The branches of a share (05 §1) from its cache mode and the array slots, in report order (cache
- * first, then data disks by ascending disk number), and the pool directories named like the share
- * that are not branches for this mode (listed as `untouched` when they exist). Parity disks are never
- * branches. A slot whose mountpoint is not where the array setup puts it is a programming error.
+ * first, then data disks by ascending disk number), and the directories named like the share that
+ * are not branches (listed as `untouched` when they exist, in the same order): on the cache or the
+ * data disks a cache mode leaves out, and on the data disks that have left the pool (`unpooled`,
+ * `unlisted`: never touched, but shown). Parity disks are never branches. A slot whose mountpoint
+ * is not where the array setup puts it is a programming error.
  */
 export function planBranches(share: DataDeleteShare, slots: readonly DataDeleteSlot[]): BranchPlan {
   if (!DATA_DELETE_SHARE_NAME.test(share.name))
     throw new Error(`not a share name: ${JSON.stringify(share.name)}`);
   const cache = slots.filter((s) => s.role === 'cache');
-  const data = slots.filter(isPooledDataSlot).sort((a, b) => a.roleIndex - b.roleIndex);
+  const allData = slots.filter((s) => s.role === 'data').sort((a, b) => a.roleIndex - b.roleIndex);
+  const data = allData.filter(isPooledDataSlot);
   for (const s of cache) assertMountpoint(s, s.mountpoint === CACHE_MOUNTPOINT);
-  for (const s of data) assertMountpoint(s, DATA_MOUNTPOINT.test(s.mountpoint));
+  for (const s of allData) assertMountpoint(s, DATA_MOUNTPOINT.test(s.mountpoint));
 
   const useCache = share.cacheMode !== 'array-only';
   const useData = share.cacheMode !== 'cache-only';
@@ -47,7 +50,9 @@ export function planBranches(share: DataDeleteShare, slots: readonly DataDeleteS
   return {
     share: share.name,
     branches: [...(useCache ? cache : []), ...(useData ? data : [])].map(branch),
-    nonBranches: [...(useCache ? [] : cache), ...(useData ? [] : data)].map(dir),
+    nonBranches: [...(useCache ? [] : cache), ...allData.filter((s) => !useData || !isPooledDataSlot(s))].map(
+      dir,
+    ),
   };
 }
 
