@@ -168,14 +168,14 @@ const exists = (p: string) =>
  * Moves the installed units from one rendering to another (a disk job's switch, or its recovery:
  * both render from the slot rows): the units only the old set has are disabled and their files
  * removed (only files the appliance generated), then the new set is installed as
- * `installMountUnits` does. A failure throws `MountUnitStepError`; the caller installs the old
- * rendering again to undo.
+ * `installMountUnits` does; returns what it installed and the files it removed. A failure throws
+ * `MountUnitStepError`; the caller installs the old rendering again to undo.
  */
 export async function replaceMountUnits(
   previous: RenderedMountUnits,
   next: RenderedMountUnits,
   deps: MountUnitDeps,
-): Promise<InstalledMountUnits> {
+): Promise<InstalledMountUnits & { removed: string[] }> {
   const unitDir = deps.unitDir ?? DEFAULT_UNIT_DIR;
   const staleUnits = previous.units.filter((u) => !next.units.includes(u));
   const keep = new Set(next.files.map((f) => f.path));
@@ -186,12 +186,14 @@ export async function replaceMountUnits(
       await deps.runner.run('systemctl', ['disable', '--no-reload', ...staleUnits], { timeoutMs: 60_000 }),
     );
   }
+  const removed: string[] = [];
   for (const file of staleFiles) {
     deps.onStep?.(`rm ${file}`);
     const text = await fs.readFile(file, 'utf8').catch(() => null);
     if (text === null || !text.startsWith(GENERATED_HEADER)) continue;
     await fs.rm(file, { force: true });
+    removed.push(file);
     if (path.dirname(file) !== unitDir) await fs.rmdir(path.dirname(file)).catch(() => undefined); // an emptied drop-in directory
   }
-  return installMountUnits(next, deps);
+  return { ...(await installMountUnits(next, deps)), removed };
 }

@@ -533,7 +533,7 @@ class DiskJobRun {
     await this.check(conf, {});
     await this.enter('switch');
     await this.commit();
-    await writeSnapraidConf(ctx.paths, listSlots(ctx.db));
+    await writeArrayConf(ctx, listSlots(ctx.db));
     await unmount(ctx.runner, ctx.paths.real(p.mountpoint), { busyWaitMs: 10_000, lazy: true });
     return this.result({
       presync: presync.reason === 'no_changes' ? 'nothing to sync' : 'synced',
@@ -662,10 +662,23 @@ async function updateMountUnits(ctx: AppContext, before: ArraySlot[], after: Arr
         ),
       }
     : null;
-  await replaceMountUnits(renderMountUnits(before, { pool }), renderMountUnits(after, { pool }), {
-    runner: ctx.runner,
-    log: (message, fields) => ctx.logger.warn(message, fields),
-  });
+  const units = await replaceMountUnits(
+    renderMountUnits(before, { pool }),
+    renderMountUnits(after, { pool }),
+    {
+      runner: ctx.runner,
+      log: (message, fields) => ctx.logger.warn(message, fields),
+    },
+  );
+  // the drift watcher knows what the service wrote
+  for (const file of units.files) ctx.generated.recordQuietly(file);
+  for (const file of units.removed) await ctx.generated.forget(file);
+}
+
+/** snapraid.conf rendered from the rows, written and recorded for the drift watcher. */
+async function writeArrayConf(ctx: AppContext, rows: ArraySlot[]): Promise<void> {
+  const text = await writeSnapraidConf(ctx.paths, rows);
+  ctx.generated.recordQuietly(ctx.paths.snapraidConf, text);
 }
 
 /**
@@ -679,7 +692,7 @@ async function settle(ctx: AppContext, p: DiskJobParams, side: SlotSide): Promis
     await fs.rmdir(ctx.paths.real(stagingMountpoint(p.mountpoint))).catch(() => undefined);
   const rows = listSlots(ctx.db);
   const current = await fs.readFile(ctx.paths.snapraidConf, 'utf8').catch(() => null);
-  if (current !== arraySnapraidConf(ctx.paths, rows)) await writeSnapraidConf(ctx.paths, rows);
+  if (current !== arraySnapraidConf(ctx.paths, rows)) await writeArrayConf(ctx, rows);
   await fs.rm(path.join(ctx.paths.stateDir, 'disk-jobs'), { recursive: true, force: true });
   if (p.role === 'data') await setBranchMode(ctx.runner, ctx.paths, p.mountpoint, 'RW');
   const slot = jobSlot(rows, p);
