@@ -171,6 +171,11 @@ describe('replace a failed disk, upgrade parity, replace again (real snapraid on
     const mounts = await fs.readFile('/proc/self/mountinfo', 'utf8');
     expect(mounts).not.toContain(`${lab.real('/mnt/parity1')} `);
     expect(await fs.readFile(conf(), 'utf8')).toContain(`parity ${lab.real('/mnt/parity2')}/snapraid.parity`);
+    // the service recorded the snapraid.conf it wrote: the drift watcher sees no change by someone else
+    expect(lab.s.server.ctx.generated.list().map((f) => f.path)).toContain('/etc/appliance/snapraid.conf');
+    await lab.s.server.ctx.watchers.runOnce('drift');
+    const health = (await lab.s.call('GET', '/health')).body;
+    expect(health.conditions.filter((c: { eventType: string }) => c.eventType === 'config_drift_detected')).toEqual([]);
     const check = await snapraid('check');
     expect(check.code, check.out).toBe(0);
     // the old parity disk still holds its parity file, unchanged in size
