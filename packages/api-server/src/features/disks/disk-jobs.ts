@@ -208,7 +208,11 @@ class DiskJobRun {
         await settle(this.ctx, this.p, 'new').catch((e: unknown) =>
           this.log('settle after switch failed', e),
         );
-        if (err instanceof Stopped) return this.result({ stoppedAfterSwitch: true });
+        if (err instanceof Stopped)
+          return this.result({
+            stoppedAfterSwitch: true,
+            message: `${this.p.targetMountpoint} is on ${this.entry?.device ?? this.p.device} now (the switch is recorded); the sync after it was stopped: run a parity sync (appliance array sync).`,
+          });
         if (err instanceof JobBlocked) throw err;
         const why = err instanceof AppError ? err.message : 'see the service log';
         if (!(err instanceof AppError)) this.log('disk job failed after its switch', err);
