@@ -50,8 +50,12 @@ export async function createLoopDisk(options: LoopDiskOptions = {}): Promise<Loo
     image,
     sizeBytes,
     async destroy() {
-      await unmountDevice(device);
-      await run('losetup', ['-d', device]).catch(() => undefined);
+      // Only while the device is still backed by this disk's image: a test may have detached it
+      // already, and the kernel may have handed the number to another test's disk since.
+      if (await backedBy(device, image)) {
+        await unmountDevice(device);
+        await run('losetup', ['-d', device]).catch(() => undefined);
+      }
       await fs.rm(image, { force: true });
       if (!options.imageDir) await fs.rm(dir, { recursive: true, force: true });
     },
@@ -73,6 +77,16 @@ export async function createLoopDisk(options: LoopDiskOptions = {}): Promise<Loo
     await disk.destroy();
     throw err;
   }
+}
+
+/** Whether `device` is attached to `image` now (the kernel's backing file of the loop device). */
+export async function backedBy(device: string, image: string): Promise<boolean> {
+  const name = device.replace(/^\/dev\//, '');
+  const backing = await fs.readFile(`/sys/block/${name}/loop/backing_file`, 'utf8').catch(() => null);
+  if (backing === null) return false;
+  const b = backing.trim().replace(/ \(deleted\)$/, '');
+  const real = await fs.realpath(image).catch(() => image);
+  return b === image || b === real;
 }
 
 /** Unmounts every mount whose source is the device or one of its partitions. */

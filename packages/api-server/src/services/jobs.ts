@@ -8,6 +8,7 @@
  * `running` or `queued` become `interrupted`, and a tool process a killed service left behind is
  * stopped before the next job of its group may start.
  */
+import fsSync from 'node:fs';
 import fs from 'node:fs/promises';
 import { AppError, conflict, isoMillis, notFound } from '@appliance/common';
 import { and, desc, eq, inArray, lt, sql } from 'drizzle-orm';
@@ -539,7 +540,7 @@ export class JobRunner {
         type: row.type,
         phase: row.phase,
       });
-      if (row.pid === null) continue;
+      if (row.pid === null || processStartTimeSync(row.pid) === null) continue;
       // held at once, before anything can start a job of these groups; released when the tool is gone
       const release = this.hold(this.defs.get(row.type)?.groups ?? ['array'], {
         type: 'job.recovery',
@@ -624,12 +625,22 @@ const capitalize = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 /** The start time of a process (field 22 of /proc/<pid>/stat), or null when it is gone. */
 async function processStartTime(pid: number): Promise<string | null> {
   try {
-    const stat = await fs.readFile(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? null;
+    return startTimeOf(await fs.readFile(`/proc/${pid}/stat`, 'utf8'));
   } catch {
     return null;
   }
 }
+
+function processStartTimeSync(pid: number): string | null {
+  try {
+    return startTimeOf(fsSync.readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return null;
+  }
+}
+
+const startTimeOf = (stat: string): string | null =>
+  stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? null;
 
 type JobRow = typeof jobs.$inferSelect;
 
