@@ -22,11 +22,7 @@ export interface LoopDisk {
   device: string;
   image: string;
   sizeBytes: number;
-  /**
-   * Detach the loop device, unmounting anything on it first, and delete the image. Only while the
-   * device is still backed by this image: once detached (by the test itself), its number may
-   * belong to another process's disk at once, which is never touched.
-   */
+  /** Detach the loop device, unmounting anything on it first, and delete the image. */
   destroy(): Promise<void>;
 }
 
@@ -54,6 +50,8 @@ export async function createLoopDisk(options: LoopDiskOptions = {}): Promise<Loo
     image,
     sizeBytes,
     async destroy() {
+      // Only while the device is still backed by this disk's image: a test may have detached it
+      // already, and the kernel may have handed the number to another test's disk since.
       if (await backedBy(device, image)) {
         await unmountDevice(device);
         await run('losetup', ['-d', device]).catch(() => undefined);
@@ -81,13 +79,14 @@ export async function createLoopDisk(options: LoopDiskOptions = {}): Promise<Loo
   }
 }
 
-/** Whether the loop device is attached to this image file now (`losetup -O BACK-FILE`). */
+/** Whether `device` is attached to `image` now (the kernel's backing file of the loop device). */
 export async function backedBy(device: string, image: string): Promise<boolean> {
-  const back = await run('losetup', ['-n', '-O', 'BACK-FILE', device]).then(
-    (r) => r.stdout.trim(),
-    () => '',
-  );
-  return back === image || back === `${image} (deleted)`;
+  const name = device.replace(/^\/dev\//, '');
+  const backing = await fs.readFile(`/sys/block/${name}/loop/backing_file`, 'utf8').catch(() => null);
+  if (backing === null) return false;
+  const b = backing.trim().replace(/ \(deleted\)$/, '');
+  const real = await fs.realpath(image).catch(() => image);
+  return b === image || b === real;
 }
 
 /** Unmounts every mount whose source is the device or one of its partitions. */

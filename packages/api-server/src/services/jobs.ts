@@ -8,6 +8,7 @@
  * `running` or `queued` become `interrupted`, and a tool process a killed service left behind is
  * stopped before the next job of its group may start.
  */
+import fsSync from 'node:fs';
 import fs from 'node:fs/promises';
 import { AppError, conflict, isoMillis, notFound } from '@appliance/common';
 import { and, desc, eq, inArray, lt, sql } from 'drizzle-orm';
@@ -569,9 +570,8 @@ export class JobRunner {
         phase: row.phase,
       });
       const def = this.defs.get(row.type);
-      // a recorded tool that is already gone needs no stopping (checked before the server listens,
-      // so a request right after the restart is not refused while nothing is left to do)
-      const leftover = row.pid !== null && (await processStartTime(row.pid)) !== null ? row.pid : null;
+      // a recorded tool that is already gone needs no stopping
+      const leftover = row.pid !== null && processStartTimeSync(row.pid) !== null ? row.pid : null;
       if (leftover === null && !def?.recover) continue;
       // held at once, before anything can start a job of these groups; released when the tool is
       // gone and the job's own recovery has run
@@ -684,12 +684,22 @@ const capitalize = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 /** The start time of a process (field 22 of /proc/<pid>/stat), or null when it is gone. */
 async function processStartTime(pid: number): Promise<string | null> {
   try {
-    const stat = await fs.readFile(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? null;
+    return startTimeOf(await fs.readFile(`/proc/${pid}/stat`, 'utf8'));
   } catch {
     return null;
   }
 }
+
+function processStartTimeSync(pid: number): string | null {
+  try {
+    return startTimeOf(fsSync.readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return null;
+  }
+}
+
+const startTimeOf = (stat: string): string | null =>
+  stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? null;
 
 type JobRow = typeof jobs.$inferSelect;
 
