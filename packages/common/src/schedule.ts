@@ -10,7 +10,15 @@ import { Cron } from 'croner';
 export const TIME_OF_DAY = /^([01]\d|2[0-3]):[0-5]\d$/;
 
 /** Days of the week as the API names them; index = cron's day of week (0 = Sunday). */
-export const WEEKDAYS = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'] as const;
+export const WEEKDAYS = [
+  'sunday',
+  'monday',
+  'tuesday',
+  'wednesday',
+  'thursday',
+  'friday',
+  'saturday',
+] as const;
 export type Weekday = (typeof WEEKDAYS)[number];
 
 /**

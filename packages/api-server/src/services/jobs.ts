@@ -94,8 +94,11 @@ export interface JobDefinition<P = Record<string, unknown>> {
   type: string;
   /** Human name used in messages ("the parity sync"). */
   title: string;
-  /** Jobs and held operations sharing a group never run together. */
-  groups: readonly string[];
+  /**
+   * Jobs and held operations sharing a group never run together. A function gives the groups of
+   * one run from its params (a backup's `backup:<destination label>`: one run per destination).
+   */
+  groups: readonly string[] | ((params: P) => readonly string[]);
   run(job: JobHandle, params: P): Promise<unknown>;
   /** After the job ended, whatever its state (events, state rows). Errors are logged. */
   after?(view: JobView): void | Promise<void>;
@@ -203,7 +206,8 @@ export class JobRunner {
         'shutting_down',
         'The service is stopping; start the job again once it is back.',
       );
-    this.assertFree(def.groups);
+    const groups = groupsOf(def, options.params ?? {});
+    this.assertFree(groups);
     const leaveGate = this.ctx.gate.enter(); // 409 import_in_progress during an import
     const now = isoMillis(this.ctx.clock.now());
     const trigger = options.trigger ?? 'request';
@@ -228,7 +232,7 @@ export class JobRunner {
       startedAt: now,
       endedAt: null,
     };
-    const hold: Hold = { groups: def.groups, type, title: def.title, target: view.target, jobId: view.id };
+    const hold: Hold = { groups, type, title: def.title, target: view.target, jobId: view.id };
     this.holds.add(hold); // synchronously, with the check: nothing slips in between
     try {
       await this.ctx.writes.run((db) => {
@@ -541,10 +545,14 @@ export class JobRunner {
       });
       if (row.pid === null) continue;
       // held at once, before anything can start a job of these groups; released when the tool is gone
-      const release = this.hold(this.defs.get(row.type)?.groups ?? ['array'], {
-        type: 'job.recovery',
-        target: row.id,
-      });
+      const def = this.defs.get(row.type);
+      const release = this.hold(
+        def ? groupsOf(def, JSON.parse(row.params) as Record<string, unknown>) : ['array'],
+        {
+          type: 'job.recovery',
+          target: row.id,
+        },
+      );
       void this.stopLeftover(row.pid, row.id).finally(release);
     }
   }
@@ -600,6 +608,11 @@ export class JobRunner {
       return res.changes;
     });
   }
+}
+
+/** The groups of one run of `def` (a fixed list, or computed from the run's params). */
+function groupsOf(def: JobDefinition<never>, params: Record<string, unknown>): readonly string[] {
+  return typeof def.groups === 'function' ? def.groups(params as never) : def.groups;
 }
 
 /** `409 job_running`, naming what runs and how to follow or cancel it. */
