@@ -56,3 +56,14 @@ export const ExternalDiskSchema = v.object({
 });
 
 export const ExternalDiskList = v.object({ disks: v.array(ExternalDiskSchema) });
+
+/** `POST /disks/external/:label/mount`. */
+export const MountSchema = v.object({ disk: ExternalDiskSchema, mounted: v.boolean() });
+
+/** `POST /disks/external/:label/eject`. */
+export const EjectSchema = v.object({
+  disk: ExternalDiskSchema,
+  unmounted: v.boolean(),
+  poweredDown: v.boolean(),
+  note: v.string(),
+});
