@@ -118,6 +118,8 @@ const LIVE_HISTORY = new Set([
   'jobs',
   'schedule_runs',
   'parity_state',
+  'backup_plan_state',
+  'backup_snapshots',
   MIGRATION_TABLE,
 ]);
 

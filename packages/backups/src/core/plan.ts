@@ -65,7 +65,7 @@ export const PLAN_LIMITS = {
   shares: 64,
 } as const;
 
-export { TIME_OF_DAY, WEEKDAYS };
+export { TIME_OF_DAY, WEEKDAYS, type Weekday };
 
 /** What a plan may name on this installation. */
 export interface PlanFacts {

@@ -5,6 +5,7 @@
  * be powered down: that is said, not faked). Plain data in, a refusal or a decision out.
  */
 import { AppError, type DiskInventoryEntry } from '@appliance/common';
+import { mountedTargets } from './external-disk.ts';
 import { foreignStickRefusal, isForeignStick } from './foreign-stick.ts';
 import { arraySlotOf } from './identity.ts';
 import type { ResolvedDisk } from './resolve.ts';
@@ -60,7 +61,7 @@ export function checkMount(input: {
 }): MountDecision {
   refuseSystemDisks(input.resolved, input.slots);
   const { disk, label } = input.resolved;
-  const targets = mountTargets(disk);
+  const targets = mountedTargets(disk);
   const fsUuid = disk.fsUuid;
   if (fsUuid === null || disk.filesystem === null)
     throw new AppError(

@@ -1,11 +1,10 @@
 import path from 'node:path';
 import { AppError, badRequest, diskLockKey } from '@appliance/common';
-import { toExternalDisk } from '../core/external-disk.ts';
+import { mountedTargets, toExternalDisk } from '../core/external-disk.ts';
 import { externalMountpoint, isValidLabel, LABEL_RULE } from '../core/label.ts';
 import {
   checkMount,
   mountArgs,
-  mountTargets,
   powerDownPlan,
   refuseSystemDisks,
   uuidClash,
@@ -137,7 +136,7 @@ export async function ejectExternal(
     const { disk } = resolved;
     refuseSystemDisks(resolved, slots);
     const mountpoint = externalMountpoint(label);
-    const targets = mountTargets(disk);
+    const targets = mountedTargets(disk);
     const elsewhere = targets.filter((t) => t !== mountpoint);
     if (elsewhere.length > 0)
       throw new AppError(
