@@ -34,6 +34,8 @@ export interface FollowSpec {
   start: (() => Promise<Job>) | null;
   id?: string;
   pollMs?: number;
+  /** The progress text (default `jobLine`); gets the job with the extra figures of its events. */
+  text?: (j: Job & Record<string, unknown>) => string;
 }
 
 /** Starts (or joins) a job and follows it to its end; resolves with the ended job. */
@@ -47,7 +49,7 @@ export async function followJob(ctx: Ctx, spec: FollowSpec): Promise<Job> {
   let lastLine = 0;
   let lastText = '';
   const show = (j: Job) => {
-    const text = jobLine(j);
+    const text = spec.text ? spec.text(j as Job & Record<string, unknown>) : jobLine(j);
     const elapsed = duration(Date.now() - started);
     if (!tty) {
       const now = Date.now();
