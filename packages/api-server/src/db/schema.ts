@@ -514,6 +514,10 @@ export const backupPlanState = sqliteTable('backup_plan_state', {
   lastDrillAt: text('last_drill_at'),
   lastDrillState: text('last_drill_state'),
   drillCount: integer('drill_count').notNull().default(0),
+  /** Retention runs on the first run of each local day; `restic prune` at most once a week. */
+  lastRetentionAt: text('last_retention_at'),
+  lastPruneAt: text('last_prune_at'),
+  forgottenSincePrune: integer('forgotten_since_prune').notNull().default(0),
   /** `backup_destination_stale` was raised and has not ended (raised once per onset). */
   staleRaised: integer('stale_raised').notNull().default(0),
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decideRetention, isoWeek, type SnapshotFact } from './retention.ts';
+import { decideRetention, isoWeek, pruneDue, retentionDue, type SnapshotFact } from './retention.ts';
 
 const snap = (id: string, time: string, part = 'share:media'): SnapshotFact => ({
   id,
@@ -44,5 +44,27 @@ describe('decideRetention', () => {
     expect(isoWeek(2027, 1, 3)).toEqual({ year: 2026, week: 53 });
     expect(isoWeek(2027, 1, 4)).toEqual({ year: 2027, week: 1 });
     expect(isoWeek(2024, 12, 30)).toEqual({ year: 2025, week: 1 });
+  });
+});
+
+describe('retention and prune cadence', () => {
+  it('retention runs on the first run of each local day', () => {
+    const last = new Date('2026-11-25T03:30:00Z');
+    expect(retentionDue(null, last, 'UTC')).toBe(true);
+    expect(retentionDue(last, new Date('2026-11-25T22:00:00Z'), 'UTC')).toBe(false);
+    expect(retentionDue(last, new Date('2026-11-26T00:10:00Z'), 'UTC')).toBe(true);
+    // 23:30 UTC is already the next day in Vienna
+    expect(retentionDue(last, new Date('2026-11-25T23:30:00Z'), 'Europe/Vienna')).toBe(true);
+  });
+  it('prune only after something was forgotten, at most once a week', () => {
+    const now = new Date('2026-11-25T03:30:00Z');
+    expect(pruneDue({ lastPruneAt: null, forgottenSincePrune: 0, now })).toBe(false);
+    expect(pruneDue({ lastPruneAt: null, forgottenSincePrune: 1, now })).toBe(true);
+    expect(pruneDue({ lastPruneAt: new Date('2026-11-20T03:30:00Z'), forgottenSincePrune: 5, now })).toBe(
+      false,
+    );
+    expect(pruneDue({ lastPruneAt: new Date('2026-11-18T03:30:00Z'), forgottenSincePrune: 5, now })).toBe(
+      true,
+    );
   });
 });

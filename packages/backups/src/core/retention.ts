@@ -108,3 +108,28 @@ export function decideRetention(
   }
   return { keep, remove, parts };
 }
+
+/** Prune at most this often (forgotten snapshots' data stays until then). */
+export const PRUNE_EVERY_MS = 7 * 86_400_000;
+
+/**
+ * Retention runs on the first run of each day in the appliance's time zone: its rules count days,
+ * so a second run the same day would only forget that day's earlier snapshot, which the next day's
+ * run forgets anyway (and a backup by hand before a risky change survives until then).
+ */
+export function retentionDue(lastRetentionAt: Date | null, now: Date, timeZone: string): boolean {
+  if (lastRetentionAt === null) return true;
+  const a = localDate(lastRetentionAt, timeZone);
+  const b = localDate(now, timeZone);
+  return a.y !== b.y || a.m !== b.m || a.d !== b.d;
+}
+
+/** `restic prune` (it reads every index and rewrites packs) after forgetting, at most once a week. */
+export function pruneDue(input: {
+  lastPruneAt: Date | null;
+  forgottenSincePrune: number;
+  now: Date;
+}): boolean {
+  if (input.forgottenSincePrune <= 0) return false;
+  return input.lastPruneAt === null || input.now.getTime() - input.lastPruneAt.getTime() >= PRUNE_EVERY_MS;
+}

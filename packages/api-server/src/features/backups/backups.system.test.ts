@@ -405,13 +405,13 @@ describe('backups on a real array, a real backup disk, real restic and a private
     // the growth is the change, the app data (unchanged: a few trees) and a new config archive
     expect(after - before).toBeGreaterThan(changed * 0.95);
     expect(after - before).toBeLessThan(changed * 1.25 + 2 * MiB);
-    // keep 7 daily: the newest of each day stays, so today's first snapshots were forgotten and pruned
-    expect(job.result.retention).toEqual({ removed: 3, kept: 3 });
+    // retention ran with the first run of the day; a second run the same day leaves it to tomorrow's
+    expect(job.result.retention).toEqual({ ran: false, removed: 0, kept: null, pruned: false });
     const list = await withMounted(
       async () => JSON.parse((await restic(['snapshots', '--json'])).out) as { short_id: string }[],
     );
-    expect(list).toHaveLength(3);
-    expect(list.some((x) => firstSnapshots.includes(x.short_id))).toBe(false);
+    expect(list).toHaveLength(6);
+    expect(firstSnapshots.every((id) => list.some((x) => x.short_id === id))).toBe(true);
   }, 600_000);
 
   it('restores a deleted folder of the share into its place: identical bytes, owners and modes', async () => {
@@ -710,7 +710,15 @@ describe('backups on a real array, a real backup disk, real restic and a private
     await ctx.scheduler.tick();
     const scheduled = (await jobsOf('backup.run')).find((j) => j.trigger === 'schedule');
     expect(scheduled).toBeDefined();
-    expect((await waitJob(s(), scheduled!.id, 600_000)).state).toBe('succeeded');
+    const done = await waitJob(s(), scheduled!.id, 600_000);
+    expect(done.state, JSON.stringify(done.error)).toBe('succeeded');
+    // a new day: retention keeps the newest snapshot of each part per day, forgets the rest, prunes
+    expect(done.result.retention, JSON.stringify(done.result.retention)).toMatchObject({
+      ran: true,
+      kept: 3,
+      pruned: true,
+    });
+    expect(done.result.retention.removed).toBeGreaterThan(3);
     // three days without a success (the disk busy, so the due runs wait): stale, raised once
     hooks.received.length = 0;
     const last = (await s().call('GET', '/backups/plans/nightly')).body.status.lastSuccessAt as string;

@@ -21,7 +21,9 @@ import {
   partKey,
   partLabel,
   partsOf,
+  pruneDue,
   type Restic,
+  retentionDue,
   snapshotTags,
 } from '@appliance/backups';
 import { AppError, isoMillis } from '@appliance/common';
@@ -30,7 +32,15 @@ import type { JobDefinition, JobHandle, JobView } from '../../services/jobs.ts';
 import { readSettings } from '../settings/index.ts';
 import { jobTempDir, openPlanRestic, passwordMissing, stackControl, writeConfigArchive } from './adapters.ts';
 import { type Destination, openDestination } from './destination.ts';
-import { forgetSnapshots, readPlan, recordRun, recordSnapshot, type StoredPlan } from './store.ts';
+import {
+  forgetSnapshots,
+  readPlan,
+  readState,
+  recordRun,
+  recordSnapshot,
+  type StoredPlan,
+  updateState,
+} from './store.ts';
 
 export interface RunParams {
   plan: string;
@@ -255,10 +265,10 @@ async function backupPartAndRestart(
 }
 
 /** restic's repository of the plan on the destination, created the first time. */
-export async function ensureRepository(restic: Restic): Promise<void> {
+export async function ensureRepository(restic: Restic): Promise<{ created: boolean }> {
   if (await restic.exists()) {
     await restic.unlockStale();
-    return;
+    return { created: false };
   }
   const entries = await fs.readdir(restic.repository).catch(() => null);
   if (entries !== null && entries.length > 0)
@@ -274,29 +284,71 @@ export async function ensureRepository(restic: Restic): Promise<void> {
       'repository_init_failed',
       `restic could not create the repository: ${r.errorLine}`,
     );
+  return { created: true };
 }
 
-async function applyRetention(ctx: AppContext, job: JobHandle, plan: StoredPlan, restic: Restic) {
+export interface RetentionResult {
+  /** False: retention ran earlier today (it runs on the first run of each local day). A run that
+   * made the repository has nothing to forget and reports `retention: null`. */
+  ran: boolean;
+  removed: number;
+  kept: number | null;
+  pruned: boolean;
+}
+
+async function applyRetention(
+  ctx: AppContext,
+  job: JobHandle,
+  plan: StoredPlan,
+  restic: Restic,
+): Promise<RetentionResult> {
+  const timeZone = readSettings(ctx.db).timezone;
+  const state = readState(ctx.db, plan.name);
+  const now = ctx.clock.now();
+  if (!retentionDue(state?.lastRetentionAt ? new Date(state.lastRetentionAt) : null, now, timeZone))
+    return { ran: false, removed: 0, kept: null, pruned: false };
   job.phase('retention');
   const { run, snapshots } = await restic.snapshots();
   if (run.errorLine !== null)
     throw new AppError(500, 'retention_failed', `restic snapshots failed: ${run.errorLine}`);
-  const decision = decideRetention(snapshots, plan.retention, readSettings(ctx.db).timezone);
-  if (decision.remove.length === 0) return { removed: 0, kept: decision.keep.length };
-  const forgot = await restic.forget(decision.remove, { onOutput: (l) => job.output(l) });
-  if (forgot.errorLine !== null)
-    throw new AppError(500, 'retention_failed', `restic forget failed: ${forgot.errorLine}`);
+  const decision = decideRetention(snapshots, plan.retention, timeZone);
+  if (decision.remove.length > 0) {
+    const forgot = await restic.forget(decision.remove, { onOutput: (l) => job.output(l) });
+    if (forgot.errorLine !== null)
+      throw new AppError(500, 'retention_failed', `restic forget failed: ${forgot.errorLine}`);
+  }
   const removedShort = snapshots.filter((s) => decision.remove.includes(s.id)).map((s) => s.shortId);
-  await ctx.writes.run((db) => forgetSnapshots(db, removedShort));
+  const at = isoMillis(now);
+  const forgotten = (state?.forgottenSincePrune ?? 0) + decision.remove.length;
+  await ctx.writes.run((db) => {
+    forgetSnapshots(db, removedShort);
+    updateState(db, plan.name, at, { lastRetentionAt: at, forgottenSincePrune: forgotten });
+  });
+  const result = { ran: true, removed: decision.remove.length, kept: decision.keep.length, pruned: false };
+  if (
+    !pruneDue({
+      lastPruneAt: state?.lastPruneAt ? new Date(state.lastPruneAt) : null,
+      forgottenSincePrune: forgotten,
+      now,
+    })
+  )
+    return result;
   job.phase('prune', { cancellable: true });
   const pruned = await restic.prune({
     signal: job.signal,
     onOutput: (l) => job.output(l),
     onSpawn: (p) => job.pid(p),
   });
+  if (pruned.cancelled) return result;
   if (pruned.errorLine !== null)
     throw new AppError(500, 'retention_failed', `restic prune failed: ${pruned.errorLine}`);
-  return { removed: decision.remove.length, kept: decision.keep.length };
+  await ctx.writes.run((db) =>
+    updateState(db, plan.name, isoMillis(ctx.clock.now()), {
+      lastPruneAt: isoMillis(ctx.clock.now()),
+      forgottenSincePrune: 0,
+    }),
+  );
+  return { ...result, pruned: true };
 }
 
 export function runJob(ctx: AppContext): JobDefinition<RunParams> {
@@ -319,12 +371,12 @@ export function runJob(ctx: AppContext): JobDefinition<RunParams> {
       const dest = await openDestination(ctx, plan.destination);
       const tmp = await jobTempDir(ctx, job.id);
       const results: PartResult[] = [];
-      let retention: { removed: number; kept: number } | null = null;
+      let retention: RetentionResult | null = null;
       const parts = partsOf(plan);
       try {
         const restic = await openPlanRestic(ctx, plan, dest.repository(plan.name), tmp.dir);
         try {
-          await ensureRepository(restic);
+          const { created } = await ensureRepository(restic);
           for (const [index, part] of parts.entries()) {
             if (job.signal.aborted) break;
             const lost = !(await dest.alive());
@@ -350,7 +402,15 @@ export function runJob(ctx: AppContext): JobDefinition<RunParams> {
               }),
             );
           }
-          if (!job.signal.aborted && results.some((r) => r.state === 'succeeded') && (await dest.alive()))
+          // a repository made by this run holds only its snapshots: nothing to forget today
+          if (created) {
+            const at = isoMillis(ctx.clock.now());
+            await ctx.writes.run((db) => updateState(db, plan.name, at, { lastRetentionAt: at }));
+          } else if (
+            !job.signal.aborted &&
+            results.some((r) => r.state === 'succeeded') &&
+            (await dest.alive())
+          )
             retention = await applyRetention(ctx, job, plan, restic);
         } finally {
           await restic.close();

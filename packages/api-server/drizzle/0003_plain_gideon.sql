@@ -12,6 +12,9 @@ CREATE TABLE `backup_plan_state` (
 	`last_drill_at` text,
 	`last_drill_state` text,
 	`drill_count` integer DEFAULT 0 NOT NULL,
+	`last_retention_at` text,
+	`last_prune_at` text,
+	`forgotten_since_prune` integer DEFAULT 0 NOT NULL,
 	`stale_raised` integer DEFAULT 0 NOT NULL
 ) STRICT;
 --> statement-breakpoint
