@@ -119,7 +119,10 @@ try {
     const end = performance.now();
     spent[phase] = (spent[phase] ?? 0) + (end - since) / 1000;
     spent['request'] = (accepted - t0) / 1000;
-    for (const [k, v] of Object.entries(spent)) (phases[k] ??= []).push(v);
+    for (const [k, v] of Object.entries(spent)) {
+      phases[k] ??= [];
+      phases[k].push(v);
+    }
     if (ended.state !== 'succeeded') throw new Error(`run ${ended.state}: ${JSON.stringify(ended.error)}`);
     return (end - t0) / 1000;
   };

@@ -2,13 +2,7 @@ import path from 'node:path';
 import { AppError, badRequest, diskLockKey } from '@appliance/common';
 import { mountedTargets, toExternalDisk } from '../core/external-disk.ts';
 import { externalMountpoint, isValidLabel, LABEL_RULE } from '../core/label.ts';
-import {
-  checkMount,
-  mountArgs,
-  powerDownPlan,
-  refuseSystemDisks,
-  uuidClash,
-} from '../core/mount.ts';
+import { checkMount, mountArgs, powerDownPlan, refuseSystemDisks, uuidClash } from '../core/mount.ts';
 import { type ResolvedDisk, resolveLabel } from '../core/resolve.ts';
 import type { ExternalDisk } from '../core/types.ts';
 import { externalLabelLockKey } from '../keyed-lock.ts';
