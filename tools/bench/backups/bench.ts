@@ -137,19 +137,18 @@ try {
 
   const first = { hand: [] as number[], service: [] as number[] };
   const second = { hand: [] as number[], service: [] as number[] };
+  await call('POST', '/backups/plans', {
+    name: 'bench',
+    destination: 'bench',
+    shares: ['data'],
+    schedule: { kind: 'daily', time: '03:00' },
+  });
   for (let i = 0; i < RUNS; i++) {
-    // fresh repositories and caches each round
-    await call('DELETE', '/backups/plans/bench', { confirmation: 'DELETE bench' }).catch(() => undefined);
+    // fresh repositories and caches each round (the plan stays; its new repository is made by its run)
     await fs.rm(serviceRepo, { recursive: true, force: true });
     await fs.rm(path.join(mount, 'hand'), { recursive: true, force: true });
     await fs.rm(handCache, { recursive: true, force: true });
     await fs.rm(path.join(l.s.server.ctx.paths.stateDir, 'cache'), { recursive: true, force: true });
-    await call('POST', '/backups/plans', {
-      name: 'bench',
-      destination: 'bench',
-      shares: ['data'],
-      schedule: { kind: 'daily', time: '03:00' },
-    });
     const serviceFirst = i % 2 === 0;
     if (serviceFirst) {
       first.service.push(await viaService());
