@@ -860,7 +860,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/backups/plans/{name}/snapshots/{id}/configuration": {
+    "/api/v1/backups/snapshots/{id}/configuration": {
         parameters: {
             query?: never;
             header?: never;
@@ -868,7 +868,7 @@ export interface paths {
             cookie?: never;
         };
         /** The configuration archive a snapshot holds (restore it with the config import preview and import) */
-        get: operations["getBackupsPlansNameSnapshotsIdConfiguration"];
+        get: operations["getBackupsSnapshotsIdConfiguration"];
         put?: never;
         post?: never;
         delete?: never;
@@ -7552,7 +7552,11 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
         responses: {
             /** @description The disk, mounted (mounted: false when it already was) */
             200: {
@@ -7666,7 +7670,11 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
         responses: {
             /** @description What was done, and why not more */
             200: {
@@ -8604,7 +8612,11 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
         responses: {
             /** @description The job (Location: /api/v1/jobs/<id>) */
             202: {
@@ -8740,7 +8752,11 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
         responses: {
             /** @description The job (Location: /api/v1/jobs/<id>) */
             202: {
@@ -8997,12 +9013,13 @@ export interface operations {
             };
         };
     };
-    getBackupsPlansNameSnapshotsIdConfiguration: {
+    getBackupsSnapshotsIdConfiguration: {
         parameters: {
-            query?: never;
+            query: {
+                plan: string;
+            };
             header?: never;
             path: {
-                name: string;
                 id: string;
             };
             cookie?: never;

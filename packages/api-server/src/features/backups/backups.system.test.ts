@@ -682,7 +682,7 @@ describe('backups on a real array, a real backup disk, real restic and a private
     const dl = await rawRequest(
       { socket: b.socket },
       'GET',
-      `/backups/plans/nightly/snapshots/${cfg.shortId}/configuration`,
+      `/backups/snapshots/${cfg.shortId}/configuration?plan=nightly`,
       Buffer.alloc(0),
     );
     expect(dl.status).toBe(200);

@@ -34,12 +34,14 @@ import { drillDue, planDue, planStale, registerSchedules } from './schedules.ts'
 import {
   CreatePlanBody,
   DeletePlanBody,
+  NoBody,
   PlanListSchema,
   PlanParams,
   PlanSchema,
   RestoreBody,
   SnapshotListSchema,
   SnapshotParams,
+  SnapshotQuery,
   SnapshotsQuery,
   UpdatePlanBody,
 } from './schemas.ts';
@@ -293,6 +295,7 @@ export const feature: Feature = {
       summary: 'Run a backup plan now (a job; progress on GET /events)',
       tags: ['backups'],
       params: PlanParams,
+      body: NoBody,
       responses: {
         202: { description: 'The job (Location: /api/v1/jobs/<id>)', schema: JobSchema },
         ...errors,
@@ -312,6 +315,7 @@ export const feature: Feature = {
         'Run a restore drill of a plan now: restic check of a tenth of the data, then a verified restore of each latest snapshot',
       tags: ['backups'],
       params: PlanParams,
+      body: NoBody,
       responses: {
         202: { description: 'The job (Location: /api/v1/jobs/<id>)', schema: JobSchema },
         ...errors,
@@ -345,18 +349,19 @@ export const feature: Feature = {
     }),
     defineRoute({
       method: 'GET',
-      path: '/backups/plans/:name/snapshots/:id/configuration',
+      path: '/backups/snapshots/:id/configuration',
       role: 'admin',
       summary:
         'The configuration archive a snapshot holds (restore it with the config import preview and import)',
       tags: ['backups'],
       params: SnapshotParams,
+      query: SnapshotQuery,
       responses: {
         200: { description: 'The config archive (01 §1)', contentType: 'application/zstd' },
         ...errors,
       },
-      handler: async ({ ctx, params }) => {
-        const plan = requirePlan(ctx, params.name);
+      handler: async ({ ctx, params, query }) => {
+        const plan = requirePlan(ctx, query.plan);
         const archive = await configArchiveOf(ctx, plan, params.id);
         const stream = fs.createReadStream(archive.file);
         const cleanup = () => void archive.done();

@@ -118,7 +118,13 @@ export function registerSchedules(ctx: AppContext): void {
 
   ctx.scheduler.register({
     name: 'backup.staleness',
-    nextDue: (lastRunAt) => (lastRunAt ? new Date(lastRunAt.getTime() + STALENESS_CHECK_MS) : new Date(0)),
+    // nothing to check (and nothing written) while there is no plan
+    nextDue: (lastRunAt) =>
+      readPlans(ctx.db).length === 0
+        ? null
+        : lastRunAt
+          ? new Date(lastRunAt.getTime() + STALENESS_CHECK_MS)
+          : new Date(0),
     run: async () => {
       await checkStaleness(ctx);
       return null;

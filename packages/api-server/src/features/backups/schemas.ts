@@ -146,7 +146,11 @@ const SnapshotId = v.pipe(
   v.string(),
   v.regex(/^[0-9a-f]{8,64}$/, 'must be a snapshot id (8 to 64 hex digits)'),
 );
-export const SnapshotParams = v.strictObject({ name: PlanName, id: SnapshotId });
+export const SnapshotParams = v.strictObject({ id: SnapshotId });
+export const SnapshotQuery = v.strictObject({ plan: PlanName });
+
+/** A POST that takes no body: none, or `{}`. */
+export const NoBody = v.strictObject({});
 
 export const RestoreBody = v.strictObject({
   plan: PlanName,

@@ -18,6 +18,7 @@ import {
   FormatBody,
   LabelParams,
   MountSchema,
+  NoBody,
   RegisterBody,
 } from './schemas.ts';
 
@@ -121,6 +122,7 @@ export const feature: Feature = {
       summary: 'Mount an external disk at /mnt/disks/<label> (by filesystem UUID, nosuid,nodev)',
       tags: ['disks'],
       params: LabelParams,
+      body: NoBody,
       responses: {
         200: { description: 'The disk, mounted (mounted: false when it already was)', schema: MountSchema },
       },
@@ -136,6 +138,7 @@ export const feature: Feature = {
       summary: 'Eject an external disk: sync, unmount, power a USB disk down where the kernel allows',
       tags: ['disks'],
       params: LabelParams,
+      body: NoBody,
       responses: { 200: { description: 'What was done, and why not more', schema: EjectSchema } },
       handler: async ({ ctx, actor, params }) => {
         const locks = holdingDisk(

@@ -67,3 +67,6 @@ export const EjectSchema = v.object({
   poweredDown: v.boolean(),
   note: v.string(),
 });
+
+/** Mount and eject take no body: none, or `{}`. */
+export const NoBody = v.strictObject({});

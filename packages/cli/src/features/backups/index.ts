@@ -302,7 +302,7 @@ export const register: Register = (_root, app) => {
     .action(
       app.action<{ wait: boolean }>(async (ctx, o, [plan]) => {
         const job = await follow(ctx, `the backup of ${plan}`, o.wait, () =>
-          ctx.client.post('/backups/plans/{name}/run', { params: { name: plan! } }),
+          ctx.client.post('/backups/plans/{name}/run', { params: { name: plan! }, body: {} }),
         );
         if (!job) return;
         const parts =
@@ -394,8 +394,9 @@ snapshot holds, then run: appliance config import FILE.${jobHelp('the bytes writ
           const target = path.resolve(o.output ?? `appliance-config-${plan}-${snapshot}.tar.zst`);
           if (fs.existsSync(target))
             throw new UsageError(`${target} exists; choose another path with --output`);
-          const dl = await ctx.client.download('get', '/backups/plans/{name}/snapshots/{id}/configuration', {
-            params: { name: plan!, id: snapshot! },
+          const dl = await ctx.client.download('get', '/backups/snapshots/{id}/configuration', {
+            params: { id: snapshot! },
+            query: { plan: plan! },
           });
           await writeFileFromStream(dl.stream, target);
           ctx.out(
@@ -458,7 +459,7 @@ snapshot holds, then run: appliance config import FILE.${jobHelp('the bytes writ
     .action(
       app.action<{ wait: boolean }>(async (ctx, o, [plan]) => {
         const job = await follow(ctx, `the drill of ${plan}`, o.wait, () =>
-          ctx.client.post('/backups/plans/{name}/drill', { params: { name: plan! } }),
+          ctx.client.post('/backups/plans/{name}/drill', { params: { name: plan! }, body: {} }),
         );
         if (!job) return;
         const r = (job.result ?? job.error?.details ?? {}) as {

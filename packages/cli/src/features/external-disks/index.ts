@@ -128,7 +128,10 @@ export const register: Register = (_root, app) => {
     .argument('<label>')
     .action(
       app.action(async (ctx, _o, [label]) => {
-        const r = await ctx.client.post('/disks/external/{label}/mount', { params: { label: label! } });
+        const r = await ctx.client.post('/disks/external/{label}/mount', {
+          params: { label: label! },
+          body: {},
+        });
         ctx.out(r, () =>
           r.mounted
             ? `Mounted ${label} at ${r.disk.mountpoint}.\n`
@@ -142,7 +145,10 @@ export const register: Register = (_root, app) => {
     .argument('<label>')
     .action(
       app.action(async (ctx, _o, [label]) => {
-        const r = await ctx.client.post('/disks/external/{label}/eject', { params: { label: label! } });
+        const r = await ctx.client.post('/disks/external/{label}/eject', {
+          params: { label: label! },
+          body: {},
+        });
         ctx.out(r, () => `${r.note}\n`);
       }),
     );
