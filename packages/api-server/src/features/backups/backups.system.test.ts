@@ -484,6 +484,26 @@ describe('backups on a real array, a real backup disk, real restic and a private
     const start = await s().call('POST', '/backups/plans/nightly/run');
     ok(start, 202);
     const id = start.body.id as string;
+    // one job per destination, and never beside a format, mount or eject of it (checked once the
+    // job has the disk mounted: while it mounts, its disk lock answers 409 disk_busy)
+    await eventually(async () => {
+      const p = String((await s().call('GET', `/jobs/${id}`)).body.phase);
+      return p.startsWith('the configuration') || p.startsWith('stack') ? true : undefined;
+    }, 120_000);
+    for (const r of [
+      await s().call('POST', '/backups/plans/nightly/run'),
+      await s().call('POST', '/backups/plans/nightly/drill'),
+      await s().call('POST', `/disks/external/${LABEL}/mount`),
+      await s().call('POST', `/disks/external/${LABEL}/eject`),
+    ]) {
+      expect([r.status, r.body.code], r.text).toEqual([409, 'job_running']);
+      expect(r.body.details.jobId).toBe(id);
+    }
+    // a format is refused before its lock, as for any mounted disk
+    const format = await s().call('POST', `/disks/external/${LABEL}/format`, {
+      confirmation: erasePhrase([backupDisk.device]),
+    });
+    expect([format.status, format.body.code]).toEqual([409, 'disk_mounted']);
     // pull the plug once restic writes the share
     await eventually(async () => {
       const j = (await s().call('GET', `/jobs/${id}`)).body;
