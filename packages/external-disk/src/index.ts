@@ -16,3 +16,6 @@ export * from './node/format-runner.ts';
 export * from './operations/list.ts';
 export * from './operations/register.ts';
 export * from './operations/format.ts';
+export * from './core/mount.ts';
+export * from './node/mount.ts';
+export * from './operations/mount.ts';

@@ -10,7 +10,6 @@
  */
 import { execFile } from 'node:child_process';
 import fs from 'node:fs/promises';
-import path from 'node:path';
 import { parseArgs, promisify } from 'node:util';
 import { createLabArray, type LabArray, writeFiles } from '@appliance/api-server/testing';
 

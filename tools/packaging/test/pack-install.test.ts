@@ -19,6 +19,7 @@ const RUNNABLE_README = new Set([
   '@appliance/api-server',
   '@appliance/archive-preview',
   '@appliance/array-planner',
+  '@appliance/backups',
   '@appliance/common',
   '@appliance/doctor',
   '@appliance/external-disk',

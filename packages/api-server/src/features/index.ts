@@ -2,6 +2,7 @@ import type { Authenticator } from '../services/auth.ts';
 import type { Passwords } from '../services/passwords.ts';
 import { feature as apps } from './apps/index.ts';
 import { auditFeature } from './audit/index.ts';
+import { feature as backups } from './backups/index.ts';
 import { configArchiveFeature } from './config-archive/index.ts';
 import { feature as disks } from './disks/index.ts';
 import { docsFeature } from './docs/index.ts';
@@ -37,6 +38,7 @@ export function allFeatures(auth: Authenticator, passwords: Passwords, version: 
     disks,
     parity,
     externalDisks,
+    backups,
     apps,
     configArchiveFeature(auth),
     watchers,

@@ -182,6 +182,9 @@ export function rawRequest(
     headers['content-type'] ??= 'application/json';
   }
   if (payload !== undefined && !o.chunked) headers['content-length'] = String(Buffer.byteLength(payload));
+  // Node's client chunks a body by default only for methods that usually carry one: a DELETE's
+  // bytes would go out unframed (read by the server as the next request) unless asked explicitly.
+  if (payload !== undefined && o.chunked) headers['transfer-encoding'] = 'chunked';
   const full = o.asIs || apiPath.startsWith('/api/') ? apiPath : `/api/v1${apiPath}`;
   const target =
     o.via === 'unix'

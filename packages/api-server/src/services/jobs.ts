@@ -95,8 +95,11 @@ export interface JobDefinition<P = Record<string, unknown>> {
   type: string;
   /** Human name used in messages ("the parity sync"). */
   title: string;
-  /** Jobs and held operations sharing a group never run together. */
-  groups: readonly string[];
+  /**
+   * Jobs and held operations sharing a group never run together. A function gives the groups of
+   * one run from its params (a backup's `backup:<destination label>`: one run per destination).
+   */
+  groups: readonly string[] | ((params: P) => readonly string[]);
   run(job: JobHandle, params: P): Promise<unknown>;
   /** After the job ended, whatever its state (events, state rows). Errors are logged. */
   after?(view: JobView): void | Promise<void>;
@@ -213,7 +216,8 @@ export class JobRunner {
         'shutting_down',
         'The service is stopping; start the job again once it is back.',
       );
-    this.assertFree(def.groups);
+    const groups = groupsOf(def, options.params ?? {});
+    this.assertFree(groups);
     const leaveGate = this.ctx.gate.enter(); // 409 import_in_progress during an import
     const now = isoMillis(this.ctx.clock.now());
     const trigger = options.trigger ?? 'request';
@@ -238,7 +242,7 @@ export class JobRunner {
       startedAt: now,
       endedAt: null,
     };
-    const hold: Hold = { groups: def.groups, type, title: def.title, target: view.target, jobId: view.id };
+    const hold: Hold = { groups, type, title: def.title, target: view.target, jobId: view.id };
     this.holds.add(hold); // synchronously, with the check: nothing slips in between
     try {
       await this.ctx.writes.run((db) => {
@@ -575,7 +579,8 @@ export class JobRunner {
       if (leftover === null && !def?.recover) continue;
       // held at once, before anything can start a job of these groups; released when the tool is
       // gone and the job's own recovery has run
-      const release = this.hold(def?.groups ?? ['array'], { type: 'job.recovery', target: row.id });
+      const groups = def ? groupsOf(def, JSON.parse(row.params) as Record<string, unknown>) : ['array'];
+      const release = this.hold(groups, { type: 'job.recovery', target: row.id });
       void (async () => {
         if (leftover !== null) await this.stopLeftover(leftover, row.id);
         if (def?.recover) await this.runRecovery(def, row.id);
@@ -662,6 +667,11 @@ export class JobRunner {
   }
 }
 
+/** The groups of one run of `def` (a fixed list, or computed from the run's params). */
+function groupsOf(def: JobDefinition<never>, params: Record<string, unknown>): readonly string[] {
+  return typeof def.groups === 'function' ? def.groups(params as never) : def.groups;
+}
+
 /** `409 job_running`, naming what runs and how to follow or cancel it. */
 export function jobRunning(h: {
   type: string;
@@ -690,7 +700,8 @@ async function processStartTime(pid: number): Promise<string | null> {
   }
 }
 
-function processStartTimeSync(pid: number): string | null {
+/** The start time of `pid` while it runs (null: gone or a zombie); exported for its test. */
+export function processStartTimeSync(pid: number): string | null {
   try {
     return startTimeOf(fsSync.readFileSync(`/proc/${pid}/stat`, 'utf8'));
   } catch {
@@ -698,8 +709,15 @@ function processStartTimeSync(pid: number): string | null {
   }
 }
 
-const startTimeOf = (stat: string): string | null =>
-  stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? null;
+/**
+ * The start time of a process that still runs; null for one that exited, even while it waits to be
+ * reaped (a zombie: a killed service's tool is reparented to a PID 1 that may be slow to reap it).
+ */
+const startTimeOf = (stat: string): string | null => {
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  if (fields[0] === 'Z' || fields[0] === 'X') return null;
+  return fields[19] ?? null;
+};
 
 type JobRow = typeof jobs.$inferSelect;
 

@@ -123,6 +123,8 @@ const LIVE_HISTORY = new Set([
   'watcher_conditions',
   'smart_readings',
   'generated_files',
+  'backup_plan_state',
+  'backup_snapshots',
   MIGRATION_TABLE,
 ]);
 

@@ -29,6 +29,7 @@ export type Kind =
   | 'array_settings'
   | 'external_disk'
   | 'parity_settings'
+  | 'backup_plan'
   | 'hostname'
   | 'timezone'
   | 'backup_passphrase'
@@ -194,6 +195,16 @@ export const COMPARED: readonly ComparedTable[] = [
     label: (r) => text(r['label']),
   },
   {
+    table: 'backup_plans',
+    category: 'system',
+    kind: 'backup_plan',
+    key: ['name'],
+    // The sealed repository password compares as stored bytes (a re-sealed password shows changed).
+    columns: null,
+    ignored: [],
+    label: (r) => text(r['name']),
+  },
+  {
     table: 'settings',
     category: 'system',
     kind: 'hostname',
@@ -258,6 +269,9 @@ export const NOT_COMPARED: Readonly<Record<string, string>> = {
   smart_readings: "History of this machine's disks; never restored.",
   generated_files:
     'Runtime: what this machine last wrote to each generated file (drift watcher); the import records the files it writes.',
+  backup_plan_state:
+    "Runtime: what this installation's backup runs and drills did (last success, staleness raised); never restored.",
+  backup_snapshots: 'A cache of snapshot sizes recorded by the runs here; the repositories are the truth.',
 };
 
 /**
@@ -273,6 +287,8 @@ export const SEALED_COLUMNS: readonly {
   { table: 'settings', column: 'backup_passphrase', key: ['id'], inSecrets: false },
   { table: 'notify_channels', column: 'secret', key: ['id'], inSecrets: true },
   { table: 'stacks', column: 'env', key: ['name'], inSecrets: false },
+  // A plan's restic repository password: a restore on a new box must read the old backups.
+  { table: 'backup_plans', column: 'repo_password', key: ['name'], inSecrets: true },
 ];
 
 /** Distinct compared table names, in registry order. */

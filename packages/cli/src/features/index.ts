@@ -1,6 +1,7 @@
 import type { Register } from '../framework/command.ts';
 import { register as apps } from './apps/index.ts';
 import { register as audit } from './audit/index.ts';
+import { register as backups } from './backups/index.ts';
 import { register as configArchive } from './config-archive/index.ts';
 import { register as disks } from './disks/index.ts';
 import { register as doctor } from './doctor/index.ts';
@@ -30,6 +31,7 @@ export const features: Register[] = [
   parity,
   jobs,
   externalDisks,
+  backups,
   notifications,
   apps,
   configArchive,

@@ -34,6 +34,8 @@ export interface FollowSpec {
   start: (() => Promise<Job>) | null;
   id?: string;
   pollMs?: number;
+  /** The progress text (default `jobLine`); gets the job with the extra figures of its events. */
+  text?: (j: Job & Record<string, unknown>) => string;
 }
 
 /** Starts (or joins) a job and follows it to its end; resolves with the ended job. */
@@ -47,7 +49,7 @@ export async function followJob(ctx: Ctx, spec: FollowSpec): Promise<Job> {
   let lastLine = 0;
   let lastText = '';
   const show = (j: Job) => {
-    const text = jobLine(j);
+    const text = spec.text ? spec.text(j as Job & Record<string, unknown>) : jobLine(j);
     const elapsed = duration(Date.now() - started);
     if (!tty) {
       const now = Date.now();
@@ -85,13 +87,20 @@ export async function followJob(ctx: Ctx, spec: FollowSpec): Promise<Job> {
       : await ctx.client.get('/jobs/{id}', { params: { id: id! } });
     id = job.id;
     show(job);
+    // the job's own fields; events may add figures of their phase (files, rate…), dropped when it ends
+    const own = new Set(Object.keys(job));
+    const ownOnly = (j: Job) => Object.fromEntries(Object.entries(j).filter(([k]) => own.has(k))) as Job;
     // live events refine the picture between polls
     void (async () => {
       try {
         for await (const e of events) {
           if (e.type !== 'progress' || e.data.operationId !== id || e.data.done) continue;
           const p = e.data.progress as Partial<Job>;
-          job = { ...job, ...p, state: job.state };
+          job = {
+            ...(p.phase !== undefined && p.phase !== job.phase ? ownOnly(job) : job),
+            ...p,
+            state: job.state,
+          };
           show(job);
         }
       } catch {
@@ -100,7 +109,9 @@ export async function followJob(ctx: Ctx, spec: FollowSpec): Promise<Job> {
     })();
     while (!ENDED.has(job.state)) {
       await Promise.race([new Promise((r) => setTimeout(r, spec.pollMs ?? 2000)), interrupted]);
-      job = await Promise.race([ctx.client.get('/jobs/{id}', { params: { id } }), interrupted]);
+      const fresh = await Promise.race([ctx.client.get('/jobs/{id}', { params: { id } }), interrupted]);
+      // the row has no event-only figures (files, rate…): keep the last ones within the same phase
+      job = { ...(fresh.phase === job.phase ? job : {}), ...fresh };
       show(job);
     }
     return job;

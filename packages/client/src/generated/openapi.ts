@@ -772,6 +772,162 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/disks/external/{label}/mount": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Mount an external disk at /mnt/disks/<label> (by filesystem UUID, nosuid,nodev) */
+        post: operations["postDisksExternalLabelMount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/disks/external/{label}/eject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Eject an external disk: sync, unmount, power a USB disk down where the kernel allows */
+        post: operations["postDisksExternalLabelEject"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/backups/plans": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Backup plans with their last run, next run, last drill and staleness */
+        get: operations["getBackupsPlans"];
+        put?: never;
+        /** Create a backup plan (its repository password is generated and sealed) */
+        post: operations["postBackupsPlans"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/backups/plans/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One backup plan */
+        get: operations["getBackupsPlansName"];
+        /** Replace a backup plan’s settings (its password and snapshots stay) */
+        put: operations["putBackupsPlansName"];
+        post?: never;
+        /** Delete a backup plan (typed confirmation "DELETE <name>"); its snapshots stay on the disk */
+        delete: operations["deleteBackupsPlansName"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/backups/plans/{name}/run": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Run a backup plan now (a job; progress on GET /events) */
+        post: operations["postBackupsPlansNameRun"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/backups/plans/{name}/drill": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Run a restore drill of a plan now: restic check of a tenth of the data, then a verified restore of each latest snapshot */
+        post: operations["postBackupsPlansNameDrill"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/backups/snapshots": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A plan's snapshots as restic lists them, newest first, with time and size */
+        get: operations["getBackupsSnapshots"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/backups/snapshots/{id}/configuration": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The configuration archive a snapshot holds (restore it with the config import preview and import) */
+        get: operations["getBackupsSnapshotsIdConfiguration"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/backups/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Restore a snapshot of a share or a stack’s app data (or chosen paths of it) into its place (typed confirmation; what is there is moved aside) or into a new folder */
+        post: operations["postBackupsRestore"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/catalog": {
         parameters: {
             query?: never;
@@ -7656,6 +7812,1722 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (generic message) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postDisksExternalLabelMount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                label: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description The disk, mounted (mounted: false when it already was) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        disk: {
+                            label: string;
+                            registered: boolean;
+                            attached: boolean;
+                            device: string | null;
+                            mountpoint: string;
+                            mounted: boolean;
+                            /** @constant */
+                            boot: false;
+                            filesystem: string | null;
+                            fsLabel: string | null;
+                            fsUuid: string | null;
+                            partitions: {
+                                device: string;
+                                number: number;
+                                sizeBytes: number;
+                                filesystem: string | null;
+                                label: string | null;
+                            }[];
+                            sizeBytes: number | null;
+                            model: string | null;
+                            serial: string | null;
+                            wwn: string | null;
+                            weakIdentity: boolean;
+                            backupDestination: boolean;
+                            formattedAt: string | null;
+                        };
+                        mounted: boolean;
+                    };
+                };
+            };
+            /** @description Invalid parameters or body (`bad_request` with `details.issues`) or a refusal of the operation */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role too low, or a cross-origin write */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `setup_required` before the first admin exists, or a conflict of the operation */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (generic message) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postDisksExternalLabelEject: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                label: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description What was done, and why not more */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        disk: {
+                            label: string;
+                            registered: boolean;
+                            attached: boolean;
+                            device: string | null;
+                            mountpoint: string;
+                            mounted: boolean;
+                            /** @constant */
+                            boot: false;
+                            filesystem: string | null;
+                            fsLabel: string | null;
+                            fsUuid: string | null;
+                            partitions: {
+                                device: string;
+                                number: number;
+                                sizeBytes: number;
+                                filesystem: string | null;
+                                label: string | null;
+                            }[];
+                            sizeBytes: number | null;
+                            model: string | null;
+                            serial: string | null;
+                            wwn: string | null;
+                            weakIdentity: boolean;
+                            backupDestination: boolean;
+                            formattedAt: string | null;
+                        };
+                        unmounted: boolean;
+                        poweredDown: boolean;
+                        note: string;
+                    };
+                };
+            };
+            /** @description Invalid parameters or body (`bad_request` with `details.issues`) or a refusal of the operation */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role too low, or a cross-origin write */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `setup_required` before the first admin exists, or a conflict of the operation */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (generic message) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getBackupsPlans: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Plans by name */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        plans: {
+                            name: string;
+                            enabled: boolean;
+                            destination: string;
+                            configuration: boolean;
+                            stacks: {
+                                name: string;
+                                keepRunning: boolean;
+                            }[];
+                            shares: string[];
+                            schedule: {
+                                /** @constant */
+                                kind: "daily";
+                                time: string;
+                            } | {
+                                /** @constant */
+                                kind: "weekly";
+                                /** @enum {string} */
+                                weekday: "sunday" | "monday" | "tuesday" | "wednesday" | "thursday" | "friday" | "saturday";
+                                time: string;
+                            };
+                            retention: {
+                                daily: number;
+                                weekly: number;
+                                monthly: number;
+                            };
+                            drill: {
+                                enabled: boolean;
+                                everyDays: number;
+                                time: string;
+                            };
+                            /** @description RFC 3339 UTC with milliseconds */
+                            createdAt: string;
+                            /** @description RFC 3339 UTC with milliseconds */
+                            updatedAt: string;
+                            /** @description Where the restic repository is, on the destination */
+                            repository: string;
+                            /** @description The latest configuration archive beside the repository (import it on a new box first: it carries the repository password in secrets.age) */
+                            latestConfigArchive: string | null;
+                            /** @description The repository password is known here (false after an import whose secrets.age did not open) */
+                            hasPassword: boolean;
+                            status: {
+                                lastRun: {
+                                    jobId: string;
+                                    state: string;
+                                    at: string | null;
+                                } | null;
+                                lastSuccessAt: string | null;
+                                nextRunAt: string | null;
+                                lastDrill: {
+                                    jobId: string;
+                                    state: string;
+                                    at: string | null;
+                                } | null;
+                                nextDrillAt: string | null;
+                                stale: boolean;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid parameters or body (`bad_request` with `details.issues`) or a refusal of the operation */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role too low, or a cross-origin write */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `setup_required` before the first admin exists, or a conflict of the operation */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (generic message) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postBackupsPlans: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    /** @default true */
+                    enabled?: boolean;
+                    destination: string;
+                    /** @default false */
+                    configuration?: boolean;
+                    /** @default [] */
+                    stacks?: {
+                        name: string;
+                        /** @default false */
+                        keepRunning?: boolean;
+                    }[];
+                    /** @default [] */
+                    shares?: string[];
+                    schedule: {
+                        /** @constant */
+                        kind: "daily";
+                        time: string;
+                    } | {
+                        /** @constant */
+                        kind: "weekly";
+                        /** @enum {string} */
+                        weekday: "sunday" | "monday" | "tuesday" | "wednesday" | "thursday" | "friday" | "saturday";
+                        time: string;
+                    };
+                    /**
+                     * @default {
+                     *       "daily": 7,
+                     *       "weekly": 4,
+                     *       "monthly": 6
+                     *     }
+                     */
+                    retention?: {
+                        daily: number;
+                        weekly: number;
+                        monthly: number;
+                    };
+                    /**
+                     * @default {
+                     *       "enabled": true,
+                     *       "everyDays": 30,
+                     *       "time": "05:00"
+                     *     }
+                     */
+                    drill?: {
+                        enabled: boolean;
+                        everyDays: number;
+                        time: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description The plan */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: string;
+                        enabled: boolean;
+                        destination: string;
+                        configuration: boolean;
+                        stacks: {
+                            name: string;
+                            keepRunning: boolean;
+                        }[];
+                        shares: string[];
+                        schedule: {
+                            /** @constant */
+                            kind: "daily";
+                            time: string;
+                        } | {
+                            /** @constant */
+                            kind: "weekly";
+                            /** @enum {string} */
+                            weekday: "sunday" | "monday" | "tuesday" | "wednesday" | "thursday" | "friday" | "saturday";
+                            time: string;
+                        };
+                        retention: {
+                            daily: number;
+                            weekly: number;
+                            monthly: number;
+                        };
+                        drill: {
+                            enabled: boolean;
+                            everyDays: number;
+                            time: string;
+                        };
+                        /** @description RFC 3339 UTC with milliseconds */
+                        createdAt: string;
+                        /** @description RFC 3339 UTC with milliseconds */
+                        updatedAt: string;
+                        /** @description Where the restic repository is, on the destination */
+                        repository: string;
+                        /** @description The latest configuration archive beside the repository (import it on a new box first: it carries the repository password in secrets.age) */
+                        latestConfigArchive: string | null;
+                        /** @description The repository password is known here (false after an import whose secrets.age did not open) */
+                        hasPassword: boolean;
+                        status: {
+                            lastRun: {
+                                jobId: string;
+                                state: string;
+                                at: string | null;
+                            } | null;
+                            lastSuccessAt: string | null;
+                            nextRunAt: string | null;
+                            lastDrill: {
+                                jobId: string;
+                                state: string;
+                                at: string | null;
+                            } | null;
+                            nextDrillAt: string | null;
+                            stale: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Bad input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        code: string;
+                        message: string;
+                        details?: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role too low, or a cross-origin write */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown plan */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        code: string;
+                        message: string;
+                        details?: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description backup_plan_exists, not_a_backup_destination, backup_passphrase_required */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        code: string;
+                        message: string;
+                        details?: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description Body over the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (generic message) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getBackupsPlansName: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The plan */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: string;
+                        enabled: boolean;
+                        destination: string;
+                        configuration: boolean;
+                        stacks: {
+                            name: string;
+                            keepRunning: boolean;
+                        }[];
+                        shares: string[];
+                        schedule: {
+                            /** @constant */
+                            kind: "daily";
+                            time: string;
+                        } | {
+                            /** @constant */
+                            kind: "weekly";
+                            /** @enum {string} */
+                            weekday: "sunday" | "monday" | "tuesday" | "wednesday" | "thursday" | "friday" | "saturday";
+                            time: string;
+                        };
+                        retention: {
+                            daily: number;
+                            weekly: number;
+                            monthly: number;
+                        };
+                        drill: {
+                            enabled: boolean;
+                            everyDays: number;
+                            time: string;
+                        };
+                        /** @description RFC 3339 UTC with milliseconds */
+                        createdAt: string;
+                        /** @description RFC 3339 UTC with milliseconds */
+                        updatedAt: string;
+                        /** @description Where the restic repository is, on the destination */
+                        repository: string;
+                        /** @description The latest configuration archive beside the repository (import it on a new box first: it carries the repository password in secrets.age) */
+                        latestConfigArchive: string | null;
+                        /** @description The repository password is known here (false after an import whose secrets.age did not open) */
+                        hasPassword: boolean;
+                        status: {
+                            lastRun: {
+                                jobId: string;
+                                state: string;
+                                at: string | null;
+                            } | null;
+                            lastSuccessAt: string | null;
+                            nextRunAt: string | null;
+                            lastDrill: {
+                                jobId: string;
+                                state: string;
+                                at: string | null;
+                            } | null;
+                            nextDrillAt: string | null;
+                            stale: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Bad input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        code: string;
+                        message: string;
+                        details?: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role too low, or a cross-origin write */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown plan */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        code: string;
+                        message: string;
+                        details?: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description `setup_required` before the first admin exists, or a conflict of the operation */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (generic message) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    putBackupsPlansName: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @default true */
+                    enabled?: boolean;
+                    destination: string;
+                    /** @default false */
+                    configuration?: boolean;
+                    /** @default [] */
+                    stacks?: {
+                        name: string;
+                        /** @default false */
+                        keepRunning?: boolean;
+                    }[];
+                    /** @default [] */
+                    shares?: string[];
+                    schedule: {
+                        /** @constant */
+                        kind: "daily";
+                        time: string;
+                    } | {
+                        /** @constant */
+                        kind: "weekly";
+                        /** @enum {string} */
+                        weekday: "sunday" | "monday" | "tuesday" | "wednesday" | "thursday" | "friday" | "saturday";
+                        time: string;
+                    };
+                    /**
+                     * @default {
+                     *       "daily": 7,
+                     *       "weekly": 4,
+                     *       "monthly": 6
+                     *     }
+                     */
+                    retention?: {
+                        daily: number;
+                        weekly: number;
+                        monthly: number;
+                    };
+                    /**
+                     * @default {
+                     *       "enabled": true,
+                     *       "everyDays": 30,
+                     *       "time": "05:00"
+                     *     }
+                     */
+                    drill?: {
+                        enabled: boolean;
+                        everyDays: number;
+                        time: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description The plan */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: string;
+                        enabled: boolean;
+                        destination: string;
+                        configuration: boolean;
+                        stacks: {
+                            name: string;
+                            keepRunning: boolean;
+                        }[];
+                        shares: string[];
+                        schedule: {
+                            /** @constant */
+                            kind: "daily";
+                            time: string;
+                        } | {
+                            /** @constant */
+                            kind: "weekly";
+                            /** @enum {string} */
+                            weekday: "sunday" | "monday" | "tuesday" | "wednesday" | "thursday" | "friday" | "saturday";
+                            time: string;
+                        };
+                        retention: {
+                            daily: number;
+                            weekly: number;
+                            monthly: number;
+                        };
+                        drill: {
+                            enabled: boolean;
+                            everyDays: number;
+                            time: string;
+                        };
+                        /** @description RFC 3339 UTC with milliseconds */
+                        createdAt: string;
+                        /** @description RFC 3339 UTC with milliseconds */
+                        updatedAt: string;
+                        /** @description Where the restic repository is, on the destination */
+                        repository: string;
+                        /** @description The latest configuration archive beside the repository (import it on a new box first: it carries the repository password in secrets.age) */
+                        latestConfigArchive: string | null;
+                        /** @description The repository password is known here (false after an import whose secrets.age did not open) */
+                        hasPassword: boolean;
+                        status: {
+                            lastRun: {
+                                jobId: string;
+                                state: string;
+                                at: string | null;
+                            } | null;
+                            lastSuccessAt: string | null;
+                            nextRunAt: string | null;
+                            lastDrill: {
+                                jobId: string;
+                                state: string;
+                                at: string | null;
+                            } | null;
+                            nextDrillAt: string | null;
+                            stale: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Bad input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        code: string;
+                        message: string;
+                        details?: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role too low, or a cross-origin write */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown plan */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        code: string;
+                        message: string;
+                        details?: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description `setup_required` before the first admin exists, or a conflict of the operation */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (generic message) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteBackupsPlansName: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    confirmation?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        code: string;
+                        message: string;
+                        details?: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role too low, or a cross-origin write */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown plan */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        code: string;
+                        message: string;
+                        details?: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description confirmation_required, job_running */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        code: string;
+                        message: string;
+                        details?: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description Body over the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (generic message) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postBackupsPlansNameRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description The job (Location: /api/v1/jobs/<id>) */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        /** @description parity.sync, parity.scrub, disk.upgrade, … */
+                        type: string;
+                        target: string;
+                        /** @enum {string} */
+                        state: "queued" | "running" | "succeeded" | "failed" | "cancelled" | "interrupted" | "blocked";
+                        phase: string | null;
+                        percent: number | null;
+                        bytesDone: number | null;
+                        bytesTotal: number | null;
+                        etaSeconds: number | null;
+                        /** @description Whether DELETE /jobs/:id may stop it now */
+                        cancellable: boolean;
+                        /** @enum {string} */
+                        trigger: "request" | "schedule";
+                        actor: string;
+                        params: {
+                            [key: string]: unknown;
+                        };
+                        result: unknown;
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        } | null;
+                        /** @description The last lines of the tool's output */
+                        output: string[];
+                        createdAt: string;
+                        startedAt: string | null;
+                        endedAt: string | null;
+                    };
+                };
+            };
+            /** @description Bad input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        code: string;
+                        message: string;
+                        details?: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role too low, or a cross-origin write */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown plan */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        code: string;
+                        message: string;
+                        details?: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description backup_destination_missing, job_running, repository_password_missing */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        code: string;
+                        message: string;
+                        details?: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description Body over the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (generic message) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postBackupsPlansNameDrill: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description The job (Location: /api/v1/jobs/<id>) */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        /** @description parity.sync, parity.scrub, disk.upgrade, … */
+                        type: string;
+                        target: string;
+                        /** @enum {string} */
+                        state: "queued" | "running" | "succeeded" | "failed" | "cancelled" | "interrupted" | "blocked";
+                        phase: string | null;
+                        percent: number | null;
+                        bytesDone: number | null;
+                        bytesTotal: number | null;
+                        etaSeconds: number | null;
+                        /** @description Whether DELETE /jobs/:id may stop it now */
+                        cancellable: boolean;
+                        /** @enum {string} */
+                        trigger: "request" | "schedule";
+                        actor: string;
+                        params: {
+                            [key: string]: unknown;
+                        };
+                        result: unknown;
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        } | null;
+                        /** @description The last lines of the tool's output */
+                        output: string[];
+                        createdAt: string;
+                        startedAt: string | null;
+                        endedAt: string | null;
+                    };
+                };
+            };
+            /** @description Bad input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        code: string;
+                        message: string;
+                        details?: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role too low, or a cross-origin write */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown plan */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        code: string;
+                        message: string;
+                        details?: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description no_snapshots, backup_destination_missing, job_running */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        code: string;
+                        message: string;
+                        details?: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description Body over the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (generic message) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getBackupsSnapshots: {
+        parameters: {
+            query: {
+                plan: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The snapshots */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        plan: string;
+                        destination: string;
+                        repository: string;
+                        snapshots: {
+                            id: string;
+                            shortId: string;
+                            /** @description RFC 3339 UTC with milliseconds */
+                            time: string;
+                            part: ({
+                                /** @constant */
+                                kind: "config";
+                            } | {
+                                /** @constant */
+                                kind: "stack";
+                                name: string;
+                            } | {
+                                /** @constant */
+                                kind: "share";
+                                name: string;
+                            }) | null;
+                            folders: string[];
+                            hostname: string;
+                            sizeBytes: number | null;
+                            dataAddedBytes: number | null;
+                            files: number | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description Bad input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        code: string;
+                        message: string;
+                        details?: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role too low, or a cross-origin write */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown plan */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        code: string;
+                        message: string;
+                        details?: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description backup_destination_missing, job_running */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        code: string;
+                        message: string;
+                        details?: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description Body over the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (generic message) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getBackupsSnapshotsIdConfiguration: {
+        parameters: {
+            query: {
+                plan: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The config archive (01 §1) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/zstd": unknown;
+                };
+            };
+            /** @description Bad input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        code: string;
+                        message: string;
+                        details?: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role too low, or a cross-origin write */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown plan */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        code: string;
+                        message: string;
+                        details?: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description `setup_required` before the first admin exists, or a conflict of the operation */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (generic message) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postBackupsRestore: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    plan: string;
+                    snapshot: string;
+                    share?: string;
+                    stack?: string;
+                    /** @default [] */
+                    paths?: string[];
+                    folder?: string;
+                    confirmation?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The restore job (Location: /api/v1/jobs/<id>) */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        /** @description parity.sync, parity.scrub, disk.upgrade, … */
+                        type: string;
+                        target: string;
+                        /** @enum {string} */
+                        state: "queued" | "running" | "succeeded" | "failed" | "cancelled" | "interrupted" | "blocked";
+                        phase: string | null;
+                        percent: number | null;
+                        bytesDone: number | null;
+                        bytesTotal: number | null;
+                        etaSeconds: number | null;
+                        /** @description Whether DELETE /jobs/:id may stop it now */
+                        cancellable: boolean;
+                        /** @enum {string} */
+                        trigger: "request" | "schedule";
+                        actor: string;
+                        params: {
+                            [key: string]: unknown;
+                        };
+                        result: unknown;
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        } | null;
+                        /** @description The last lines of the tool's output */
+                        output: string[];
+                        createdAt: string;
+                        startedAt: string | null;
+                        endedAt: string | null;
+                    };
+                };
+            };
+            /** @description Bad input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        code: string;
+                        message: string;
+                        details?: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role too low, or a cross-origin write */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown plan */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        code: string;
+                        message: string;
+                        details?: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description confirmation_required, backup_destination_missing, job_running */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        code: string;
+                        message: string;
+                        details?: {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
             };
             /** @description Body over the limit */

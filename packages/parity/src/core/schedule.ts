@@ -1,34 +1,10 @@
-import { Cron } from 'croner';
+import { nextDailySlot } from '@appliance/common';
 import type { ParitySettings } from './settings.ts';
 
 const DAY_MS = 86_400_000;
 
-/**
- * Slots already computed (a status read asks for the same ones again and again; croner walks the
- * calendar with Intl in about a millisecond). Deterministic, so a cache of inputs → output.
- */
-const memo = new Map<string, number>();
-const MEMO_MAX = 256;
-
-/** A daily slot at `HH:MM` in `timeZone`: the first one strictly after `after`. */
-export function nextDailySlot(time: string, timeZone: string, after: Date): Date {
-  const key = `${time}|${timeZone}|${after.getTime()}`;
-  const hit = memo.get(key);
-  if (hit !== undefined) return new Date(hit);
-  const slot = computeSlot(time, timeZone, after);
-  if (memo.size >= MEMO_MAX) memo.delete(memo.keys().next().value as string);
-  memo.set(key, slot.getTime());
-  return slot;
-}
-
-function computeSlot(time: string, timeZone: string, after: Date): Date {
-  const [h, m] = time.split(':').map(Number);
-  const cron = new Cron(`${m} ${h} * * *`, { timezone: timeZone, paused: true });
-  const next = cron.nextRun(after);
-  cron.stop();
-  if (!next) throw new Error(`no slot for ${time} in ${timeZone}`);
-  return next;
-}
+/** The daily slot lives in the shared package (backups and drills use it too); re-exported. */
+export { nextDailySlot };
 
 /**
  * The next scheduled sync: the first daily slot after the last scheduled one (or after `since`,

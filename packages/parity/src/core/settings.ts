@@ -34,7 +34,7 @@ export const DEFAULT_PARITY_SETTINGS: ParitySettings = {
   touchBeforeSync: true,
 };
 
-export const TIME_OF_DAY = /^([01]\d|2[0-3]):([0-5]\d)$/;
+export { TIME_OF_DAY } from '@appliance/common';
 
 /** Bounds of each number (inclusive); the server's schema and this check use the same table. */
 export const PARITY_LIMITS = {

@@ -124,7 +124,18 @@ export function createSnapraid(deps: SnapraidDeps): Snapraid {
 
   const withDiff = async (command: string, h: RunHandlers, ok: (c: number) => boolean) => {
     const diff = new DiffCollector();
-    const r = await run(command, [], { ...h, onRecord: (rec) => (diff.add(rec), h.onRecord?.(rec)) }, ok);
+    const r = await run(
+      command,
+      [],
+      {
+        ...h,
+        onRecord: (rec) => {
+          diff.add(rec);
+          h.onRecord?.(rec);
+        },
+      },
+      ok,
+    );
     return { run: r, diff: diff.result() };
   };
 
@@ -160,7 +171,13 @@ export function createSnapraid(deps: SnapraidDeps): Snapraid {
       const r = await run(
         'scrub',
         ['-p', String(o.percent), '-o', String(o.olderThanDays)],
-        { ...h, onRecord: (rec) => (scrub.add(rec), h.onRecord?.(rec)) },
+        {
+          ...h,
+          onRecord: (rec) => {
+            scrub.add(rec);
+            h.onRecord?.(rec);
+          },
+        },
         // exit 1 with data errors is a finding, not a failure of the scrub itself
         (c) => c === 0 || (c === 1 && scrub.errors > 0),
       );
@@ -171,7 +188,13 @@ export function createSnapraid(deps: SnapraidDeps): Snapraid {
       const r = await run(
         'status',
         [],
-        { ...h, onRecord: (rec) => (records.push(rec), h.onRecord?.(rec)) },
+        {
+          ...h,
+          onRecord: (rec) => {
+            records.push(rec);
+            h.onRecord?.(rec);
+          },
+        },
         (c) => c === 0,
       );
       return { run: r, status: summarizeStatus(records) };

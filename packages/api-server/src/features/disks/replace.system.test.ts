@@ -175,7 +175,9 @@ describe('replace a failed disk, upgrade parity, replace again (real snapraid on
     expect(lab.s.server.ctx.generated.list().map((f) => f.path)).toContain('/etc/appliance/snapraid.conf');
     await lab.s.server.ctx.watchers.runOnce('drift');
     const health = (await lab.s.call('GET', '/health')).body;
-    expect(health.conditions.filter((c: { eventType: string }) => c.eventType === 'config_drift_detected')).toEqual([]);
+    expect(
+      health.conditions.filter((c: { eventType: string }) => c.eventType === 'config_drift_detected'),
+    ).toEqual([]);
     const check = await snapraid('check');
     expect(check.code, check.out).toBe(0);
     // the old parity disk still holds its parity file, unchanged in size

@@ -1,7 +1,7 @@
 import fsSync from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import type { ExternalDiskDeps } from '@appliance/external-disk';
+import type { ExternalDiskDeps, MountDeps } from '@appliance/external-disk';
 import type { AppContext } from '../../context.ts';
 import type { Actor } from '../../services/audit.ts';
 import { createExternalDiskStore } from './store.ts';
@@ -17,6 +17,19 @@ export function externalDiskDeps(ctx: AppContext, actor: Actor | null): External
     log: ctx.logger,
     realpath: (device) => realDevicePath(ctx, device),
     holdDevice: (device) => holdDevice(ctx, device),
+  };
+}
+
+/** The ports of mount and eject (`/mnt/disks/<label>` under the host root, sysfs for power-down). */
+export function mountDeps(ctx: AppContext, actor: Actor | null): MountDeps {
+  return {
+    inventory: ctx.inventory,
+    store: createExternalDiskStore(ctx, actor),
+    runner: ctx.runner,
+    locks: ctx.locks,
+    log: ctx.logger,
+    mountRoot: ctx.paths.externalDisksDir,
+    sysClassBlock: ctx.paths.sysClassBlock,
   };
 }
 

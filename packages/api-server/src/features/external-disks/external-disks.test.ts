@@ -586,3 +586,119 @@ describe('OpenAPI', () => {
     expect(JSON.stringify(format.requestBody)).toContain('exfat');
   });
 });
+
+describe('POST /disks/external/:label/mount and /eject (issue 23)', () => {
+  const mountinfoOf = async (dir: string) =>
+    (await fs.readFile('/proc/self/mountinfo', 'utf8')).split('\n').find((l) => l.split(' ')[4] === dir) ??
+    null;
+
+  async function formatted(label: string, filesystem = 'xfs') {
+    const d = await disk({ filesystem: 'ext4', label });
+    const r = await format(label, { confirmation: `ERASE ${d.device}`, filesystem });
+    expect(r.status, r.text).toBe(200);
+    return { d, fsUuid: r.body.fsUuid as string };
+  }
+
+  it('mounts by UUID at /mnt/disks/<label> with nosuid,nodev; the listing says mounted; twice is done once', async () => {
+    const label = uniqueLabel('mnt');
+    const { d, fsUuid } = await formatted(label);
+    const dir = path.join(s.root, 'mnt/disks', label);
+    mounts.push(dir);
+    const r = await s.call('POST', `/disks/external/${label}/mount`);
+    expect(r.status, r.text).toBe(200);
+    expect(r.body).toMatchObject({
+      mounted: true,
+      disk: { label, mounted: true, mountpoint: `/mnt/disks/${label}` },
+    });
+    const line = await mountinfoOf(dir);
+    expect(line).not.toBeNull();
+    expect(line!.split(' ')[5]).toMatch(/nosuid/);
+    expect(line!.split(' ')[5]).toMatch(/nodev/);
+    const { stdout } = await run('findmnt', ['-n', '-o', 'UUID,SOURCE', '--mountpoint', dir]);
+    expect(stdout.trim().split(/\s+/)).toEqual([fsUuid, d.device]);
+    expect(guarded.log.some((c) => c.command === 'mount' && c.args.includes(`UUID=${fsUuid}`))).toBe(true);
+    const listed = (await s.call('GET', '/disks/external')).body.disks.find(
+      (x: { label: string }) => x.label === label,
+    );
+    expect(listed.mounted).toBe(true);
+    const again = await s.call('POST', `/disks/external/${label}/mount`);
+    expect([again.status, again.body.mounted, again.body.disk.mounted]).toEqual([200, false, true]);
+    // a format is refused while it is mounted
+    expect((await format(label, { confirmation: `ERASE ${d.device}` })).body.code).toBe('disk_mounted');
+  });
+
+  it('eject: an open file refuses it (409 disk_busy); then sync, unmount; a loop disk is not powered down, and says so', async () => {
+    const label = uniqueLabel('ej');
+    await formatted(label);
+    const dir = path.join(s.root, 'mnt/disks', label);
+    mounts.push(dir);
+    expect((await s.call('POST', `/disks/external/${label}/mount`)).status).toBe(200);
+    await fs.writeFile(path.join(dir, 'kept.txt'), 'data\n');
+    const open = await fs.open(path.join(dir, 'kept.txt'), 'r');
+    const refused = await s.call('POST', `/disks/external/${label}/eject`);
+    expect([refused.status, refused.body.code]).toEqual([409, 'disk_busy']);
+    expect(await mountinfoOf(dir)).not.toBeNull();
+    await open.close();
+    const r = await s.call('POST', `/disks/external/${label}/eject`);
+    expect(r.status, r.text).toBe(200);
+    expect(r.body).toMatchObject({
+      unmounted: true,
+      poweredDown: false,
+      disk: { label, mounted: false, attached: true },
+    });
+    expect(r.body.note).toMatch(/loop device/);
+    expect(await mountinfoOf(dir)).toBeNull();
+    expect(await fs.stat(dir).catch(() => null)).toBeNull(); // nothing can write into an empty mountpoint
+    // the file was written to the disk, not the mountpoint folder
+    expect((await s.call('POST', `/disks/external/${label}/mount`)).status).toBe(200);
+    expect(await fs.readFile(path.join(dir, 'kept.txt'), 'utf8')).toBe('data\n');
+    expect((await s.call('POST', `/disks/external/${label}/eject`)).body.unmounted).toBe(true);
+  });
+
+  it('refuses what it must not mount: no filesystem, a mountpoint holding files, an unknown label', async () => {
+    const blank = await disk();
+    const label = uniqueLabel('bl');
+    expect((await s.call('POST', '/disks/external', { device: blank.device, label })).status).toBe(201);
+    const r = await s.call('POST', `/disks/external/${label}/mount`);
+    expect([r.status, r.body.code]).toEqual([409, 'no_filesystem']);
+    const label2 = uniqueLabel('nf');
+    await formatted(label2);
+    const dir = path.join(s.root, 'mnt/disks', label2);
+    await fs.mkdir(dir, { recursive: true });
+    await fs.writeFile(path.join(dir, 'stray'), 'x');
+    const full = await s.call('POST', `/disks/external/${label2}/mount`);
+    expect([full.status, full.body.code]).toEqual([409, 'mountpoint_not_empty']);
+    expect(await mountinfoOf(dir)).toBeNull();
+    await fs.rm(dir, { recursive: true });
+    expect((await s.call('POST', '/disks/external/nosuchdisk/mount')).status).toBe(404);
+    // the blank disk's weak row (no UUID) would match the next loop disk of its size at its device
+    await s.server.ctx.writes.run((tx) => tx.delete(externalDisks).run());
+  });
+
+  it('a backup using the disk refuses its mount, eject and format (409 job_running), and they refuse a backup', async () => {
+    const label = uniqueLabel('hold');
+    const { d } = await formatted(label);
+    const release = s.server.ctx.jobs.hold([`backup:${label.toLowerCase()}`], {
+      type: 'backup.run',
+      target: 'nightly',
+      title: 'the backup',
+    });
+    try {
+      for (const r of [
+        await s.call('POST', `/disks/external/${label}/mount`),
+        await s.call('POST', `/disks/external/${label}/eject`),
+        await format(label, { confirmation: `ERASE ${d.device}` }),
+      ])
+        expect([r.status, r.body.code]).toEqual([409, 'job_running']);
+    } finally {
+      release();
+    }
+    // while a format holds the disk, a backup's group is taken
+    await guarded.setFaults({ mkfsDelaySeconds: 2 });
+    const formatting = format(label, { confirmation: `ERASE ${d.device}` });
+    await new Promise((r) => setTimeout(r, 700));
+    expect(() => s.server.ctx.jobs.assertFree([`backup:${label.toLowerCase()}`])).toThrow(/format/);
+    expect((await formatting).status).toBe(200);
+    expect(() => s.server.ctx.jobs.assertFree([`backup:${label.toLowerCase()}`])).not.toThrow();
+  });
+});

@@ -1,9 +1,26 @@
-import { formatExternal, listExternal, registerExternal } from '@appliance/external-disk';
+import { destinationGroup } from '@appliance/backups';
+import {
+  type DiskLocks,
+  ejectExternal,
+  formatExternal,
+  listExternal,
+  mountExternal,
+  registerExternal,
+} from '@appliance/external-disk';
 import { created, defineRoute, ok } from '../../http/route.ts';
 import type { AppContext } from '../../context.ts';
 import type { Feature } from '../feature.ts';
-import { externalDiskDeps } from './deps.ts';
-import { ExternalDiskList, ExternalDiskSchema, FormatBody, LabelParams, RegisterBody } from './schemas.ts';
+import { externalDiskDeps, mountDeps } from './deps.ts';
+import {
+  EjectSchema,
+  ExternalDiskList,
+  ExternalDiskSchema,
+  FormatBody,
+  LabelParams,
+  MountSchema,
+  NoBody,
+  RegisterBody,
+} from './schemas.ts';
 
 /** A progress reporter that publishes nothing until the first update (a refusal publishes none). */
 function lazyProgress(ctx: AppContext, operation: string, target: string) {
@@ -21,7 +38,30 @@ function lazyProgress(ctx: AppContext, operation: string, target: string) {
   };
 }
 
-/** External disks (07): list, register, format. Handlers parse, call the package, map the result. */
+/**
+ * The disk locks of an operation on an external disk, which also hold the disk's backup group
+ * while they are held (07 §6.3 check 14, right after the disk lock): a format, a mount or an eject
+ * never runs while a backup, drill or restore uses the disk (409 job_running), none of those starts
+ * meanwhile, and two of them on one disk still answer 409 disk_busy.
+ */
+function holdingDisk(ctx: AppContext, label: string, type: string, title: string): DiskLocks {
+  return {
+    tryRun: (keys, busy, fn) =>
+      ctx.locks.tryRun(keys, busy, async () => {
+        const release = ctx.jobs.hold([destinationGroup(label)], { type, target: label, title });
+        try {
+          return await fn();
+        } finally {
+          release();
+        }
+      }),
+  };
+}
+
+/**
+ * External disks (07): list, register, format, mount, eject. Handlers parse, call the package, map
+ * the result.
+ */
 export const feature: Feature = {
   name: 'external-disks',
   routes: [
@@ -63,6 +103,7 @@ export const feature: Feature = {
         const progress = lazyProgress(ctx, 'disks.external.format', params.label);
         const deps = {
           ...externalDiskDeps(ctx, actor),
+          locks: holdingDisk(ctx, params.label, 'disks.external.format', 'a format of this external disk'),
           onStep: (step: string, index: number, count: number) =>
             progress.update({ step, stepIndex: index + 1, steps: count }),
         };
@@ -74,6 +115,41 @@ export const feature: Feature = {
           progress.finish(false);
           throw err;
         }
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/disks/external/:label/mount',
+      role: 'admin',
+      summary: 'Mount an external disk at /mnt/disks/<label> (by filesystem UUID, nosuid,nodev)',
+      tags: ['disks'],
+      params: LabelParams,
+      body: NoBody,
+      responses: {
+        200: { description: 'The disk, mounted (mounted: false when it already was)', schema: MountSchema },
+      },
+      handler: async ({ ctx, actor, params }) => {
+        const locks = holdingDisk(ctx, params.label, 'disks.external.mount', 'a mount of this external disk');
+        return ok(await mountExternal({ ...mountDeps(ctx, actor), locks }, params.label));
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/disks/external/:label/eject',
+      role: 'admin',
+      summary: 'Eject an external disk: sync, unmount, power a USB disk down where the kernel allows',
+      tags: ['disks'],
+      params: LabelParams,
+      body: NoBody,
+      responses: { 200: { description: 'What was done, and why not more', schema: EjectSchema } },
+      handler: async ({ ctx, actor, params }) => {
+        const locks = holdingDisk(
+          ctx,
+          params.label,
+          'disks.external.eject',
+          'an eject of this external disk',
+        );
+        return ok(await ejectExternal({ ...mountDeps(ctx, actor), locks }, params.label));
       },
     }),
   ],

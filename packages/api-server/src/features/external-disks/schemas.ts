@@ -56,3 +56,17 @@ export const ExternalDiskSchema = v.object({
 });
 
 export const ExternalDiskList = v.object({ disks: v.array(ExternalDiskSchema) });
+
+/** `POST /disks/external/:label/mount`. */
+export const MountSchema = v.object({ disk: ExternalDiskSchema, mounted: v.boolean() });
+
+/** `POST /disks/external/:label/eject`. */
+export const EjectSchema = v.object({
+  disk: ExternalDiskSchema,
+  unmounted: v.boolean(),
+  poweredDown: v.boolean(),
+  note: v.string(),
+});
+
+/** Mount and eject take no body: none, or `{}`. */
+export const NoBody = v.strictObject({});

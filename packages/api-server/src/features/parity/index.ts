@@ -72,7 +72,9 @@ function registerSchedules(ctx: AppContext): void {
       const lastJob = ctx.jobs.latest('parity.scrub');
       const lastJobAt = lastJob?.startedAt ? new Date(lastJob.startedAt) : null;
       const last =
-        lastRunAt && lastJobAt ? (lastRunAt > lastJobAt ? lastRunAt : lastJobAt) : (lastRunAt ?? lastJobAt);
+        lastRunAt && lastJobAt
+          ? new Date(Math.max(lastRunAt.getTime(), lastJobAt.getTime()))
+          : (lastRunAt ?? lastJobAt);
       return nextScrubDue({ settings, timeZone: readSettings(ctx.db).timezone, lastScrubAt: last, since: s });
     },
     run: async () => {

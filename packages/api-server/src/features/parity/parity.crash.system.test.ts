@@ -91,7 +91,7 @@ describe('parity jobs across a killed service', () => {
     expect(after.error.message).toMatch(/phase "sync"/);
     expect(await processesWith(conf)).toEqual([]);
     const again = await call('POST', '/disks/array/parity/sync', {});
-    expect(again.status).toBe(202);
+    expect(again.status, JSON.stringify(again.body)).toBe(202);
     expect((await waitEnded(again.body.id)).state).toBe('succeeded');
   }, 600_000);
 

@@ -22,7 +22,7 @@ const contentsOf = (d: {
     mountpoints: d.mounted ? [d.mountpoint] : [],
   });
 
-/** `appliance external list|register|format` (07). */
+/** `appliance external list|register|format|mount|eject` (07, issue 23). */
 export const register: Register = (_root, app) => {
   const external = app.group('external', 'External (backup) disks');
   external
@@ -120,6 +120,36 @@ export const register: Register = (_root, app) => {
           }),
         });
         ctx.out(d, () => `Formatted ${d.label} (${d.device}) as ${d.filesystem}; UUID ${d.fsUuid}.\n`);
+      }),
+    );
+  external
+    .command('mount')
+    .description('mount an external disk at /mnt/disks/<label> (by filesystem UUID, nosuid,nodev)')
+    .argument('<label>')
+    .action(
+      app.action(async (ctx, _o, [label]) => {
+        const r = await ctx.client.post('/disks/external/{label}/mount', {
+          params: { label: label! },
+          body: {},
+        });
+        ctx.out(r, () =>
+          r.mounted
+            ? `Mounted ${label} at ${r.disk.mountpoint}.\n`
+            : `${label} was mounted at ${r.disk.mountpoint} already.\n`,
+        );
+      }),
+    );
+  external
+    .command('eject')
+    .description('eject an external disk: sync, unmount, power a USB disk down so it can be unplugged')
+    .argument('<label>')
+    .action(
+      app.action(async (ctx, _o, [label]) => {
+        const r = await ctx.client.post('/disks/external/{label}/eject', {
+          params: { label: label! },
+          body: {},
+        });
+        ctx.out(r, () => `${r.note}\n`);
       }),
     );
 };

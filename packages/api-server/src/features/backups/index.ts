@@ -1,0 +1,445 @@
+/**
+ * Backups that run (issue 23): plans (configuration), runs, drills and restores as jobs, the
+ * snapshot list, and the schedules. The decisions are @appliance/backups'; the jobs are in
+ * ./run-job.ts, ./drill-job.ts and ./restore-job.ts.
+ */
+import fs from 'node:fs';
+import { Readable } from 'node:stream';
+import {
+  checkFolderTarget,
+  checkPlan,
+  checkRestorePaths,
+  configCopyPath,
+  type PartRef,
+  type PlanSpec,
+  repositoryPath,
+  restorePhrase,
+} from '@appliance/backups';
+import { AppError, confirmationRequired, isoMillis } from '@appliance/common';
+import { externalMountpoint } from '@appliance/external-disk';
+import type { AppContext } from '../../context.ts';
+import { created, defineRoute, noContent, ok } from '../../http/route.ts';
+import { ErrorBody } from '../../http/schemas.ts';
+import type { Actor } from '../../services/audit.ts';
+import type { Feature } from '../feature.ts';
+import { createExternalDiskStore } from '../external-disks/store.ts';
+import { JobSchema } from '../jobs/schemas.ts';
+import { passwordMissing, setAppVersion } from './adapters.ts';
+import { checkDestination } from './destination.ts';
+import { drillJob } from './drill-job.ts';
+import { configArchiveOf, listSnapshots } from './repository.ts';
+import { restoreJob } from './restore-job.ts';
+import { planNotFound, runJob } from './run-job.ts';
+import { drillDue, planDue, planStale, registerSchedules } from './schedules.ts';
+import {
+  CreatePlanBody,
+  DeletePlanBody,
+  NoBody,
+  PlanListSchema,
+  PlanParams,
+  PlanSchema,
+  RestoreBody,
+  SnapshotListSchema,
+  SnapshotParams,
+  SnapshotQuery,
+  SnapshotsQuery,
+  UpdatePlanBody,
+} from './schemas.ts';
+import {
+  deletePlan,
+  insertPlan,
+  planFacts,
+  readPlan,
+  readPlans,
+  readState,
+  type StoredPlan,
+  updatePlan,
+} from './store.ts';
+
+const accepted = (job: { id: string }) => ({
+  status: 202,
+  body: job,
+  headers: { location: `/api/v1/jobs/${job.id}` },
+});
+
+/** A plan as the API shows it: never its password, only whether it is known here. */
+function planView(ctx: AppContext, plan: StoredPlan) {
+  const state = readState(ctx.db, plan.name);
+  const { sealedPassword, ...rest } = plan;
+  const next = planDue(ctx, plan, state);
+  const nextDrill = drillDue(ctx, plan, state);
+  return {
+    ...rest,
+    repository: repositoryPath(externalMountpoint(plan.destination), plan.name),
+    latestConfigArchive: plan.configuration
+      ? configCopyPath(externalMountpoint(plan.destination), plan.name)
+      : null,
+    hasPassword: sealedPassword !== null,
+    status: {
+      lastRun: state?.lastRunJobId
+        ? { jobId: state.lastRunJobId, state: state.lastRunState ?? 'unknown', at: state.lastRunAt }
+        : null,
+      lastSuccessAt: state?.lastSuccessAt ?? null,
+      nextRunAt: next ? isoMillis(next) : null,
+      lastDrill: state?.lastDrillJobId
+        ? { jobId: state.lastDrillJobId, state: state.lastDrillState ?? 'unknown', at: state.lastDrillAt }
+        : null,
+      nextDrillAt: nextDrill ? isoMillis(nextDrill) : null,
+      stale: planStale(ctx, plan, state),
+    },
+  };
+}
+
+function requirePlan(ctx: AppContext, name: string): StoredPlan {
+  const plan = readPlan(ctx.db, name);
+  if (!plan) throw planNotFound(name);
+  return plan;
+}
+
+/** checkPlan with the installation's facts (stacks, shares, destinations, passphrase). */
+async function refusePlan(ctx: AppContext, spec: PlanSpec): Promise<void> {
+  const rows = await createExternalDiskStore(ctx, null).listRows();
+  const err = checkPlan(
+    spec,
+    planFacts(
+      ctx.db,
+      rows.map((r) => ({ label: r.label, backupDestination: r.backupDestination })),
+    ),
+  );
+  if (err) throw err;
+}
+
+/** A running job (run, drill, restore) of this plan. */
+function runningJobOf(ctx: AppContext, plan: string) {
+  return ctx.jobs
+    .running()
+    .find((j) => j.type.startsWith('backup.') && (j.params as { plan?: string }).plan === plan);
+}
+
+const changedFields = (before: PlanSpec, after: PlanSpec) =>
+  (Object.keys(after) as (keyof PlanSpec)[]).filter(
+    (k) => JSON.stringify(before[k]) !== JSON.stringify(after[k]),
+  );
+
+/** Starts a run or a drill of a plan on request: a missing disk or password is refused at once. */
+async function startPlanJob(
+  ctx: AppContext,
+  actor: Actor,
+  name: string,
+  type: 'backup.run' | 'backup.drill',
+) {
+  const plan = requirePlan(ctx, name);
+  if (plan.sealedPassword === null) throw passwordMissing(plan.name);
+  await checkDestination(ctx, plan.destination);
+  if (type === 'backup.drill' && !readState(ctx.db, plan.name)?.lastSuccessAt)
+    throw new AppError(
+      409,
+      'no_snapshots',
+      `Plan ${plan.name} has no successful backup on this box yet: run one first.`,
+    );
+  return ctx.jobs.start(type, {
+    target: plan.name,
+    params: { plan: plan.name, destination: plan.destination },
+    actor,
+    auditOperation: type === 'backup.run' ? 'backups.run' : 'backups.drill',
+  });
+}
+
+const errors = {
+  400: { description: 'Bad input', schema: ErrorBody },
+  404: { description: 'Unknown plan', schema: ErrorBody },
+};
+
+export const feature: Feature = {
+  name: 'backups',
+  start: async (ctx) => {
+    setAppVersion((await import('../../server.ts')).VERSION);
+    ctx.jobs.register(runJob(ctx));
+    ctx.jobs.register(drillJob(ctx));
+    ctx.jobs.register(restoreJob(ctx));
+    registerSchedules(ctx);
+  },
+  routes: [
+    defineRoute({
+      method: 'GET',
+      path: '/backups/plans',
+      role: 'viewer',
+      summary: 'Backup plans with their last run, next run, last drill and staleness',
+      tags: ['backups'],
+      responses: { 200: { description: 'Plans by name', schema: PlanListSchema } },
+      handler: ({ ctx }) => ok({ plans: readPlans(ctx.db).map((p) => planView(ctx, p)) }),
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/backups/plans/:name',
+      role: 'viewer',
+      summary: 'One backup plan',
+      tags: ['backups'],
+      params: PlanParams,
+      responses: { 200: { description: 'The plan', schema: PlanSchema }, ...errors },
+      handler: ({ ctx, params }) => ok(planView(ctx, requirePlan(ctx, params.name))),
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/backups/plans',
+      role: 'admin',
+      summary: 'Create a backup plan (its repository password is generated and sealed)',
+      tags: ['backups'],
+      body: CreatePlanBody,
+      responses: {
+        201: { description: 'The plan', schema: PlanSchema },
+        ...errors,
+        409: {
+          description: 'backup_plan_exists, not_a_backup_destination, backup_passphrase_required',
+          schema: ErrorBody,
+        },
+      },
+      handler: async ({ ctx, actor, body }) => {
+        const { name, ...spec } = body;
+        await refusePlan(ctx, spec);
+        const at = isoMillis(ctx.clock.now());
+        // 32 random bytes: restic's key derivation protects the repository with it
+        const sealed = ctx.sealer.seal(ctx.random.bytes(32).toString('base64url'));
+        await ctx.writes.run((db) => {
+          if (readPlan(db, name))
+            throw new AppError(
+              409,
+              'backup_plan_exists',
+              `A backup plan named "${name}" exists already: choose another name, or change it with PUT.`,
+              {
+                plan: name,
+              },
+            );
+          insertPlan(db, name, spec, sealed, at);
+          ctx.audit.record(db, actor, {
+            operation: 'backups.plan.create',
+            target: name,
+            details: { ...spec },
+          });
+        });
+        return created(planView(ctx, requirePlan(ctx, name)));
+      },
+    }),
+    defineRoute({
+      method: 'PUT',
+      path: '/backups/plans/:name',
+      role: 'admin',
+      summary: 'Replace a backup plan’s settings (its password and snapshots stay)',
+      tags: ['backups'],
+      params: PlanParams,
+      body: UpdatePlanBody,
+      responses: { 200: { description: 'The plan', schema: PlanSchema }, ...errors },
+      handler: async ({ ctx, actor, params, body }) => {
+        const before = requirePlan(ctx, params.name);
+        await refusePlan(ctx, body);
+        await ctx.writes.run((db) => {
+          if (!readPlan(db, params.name)) throw planNotFound(params.name);
+          updatePlan(db, params.name, body, isoMillis(ctx.clock.now()));
+          ctx.audit.record(db, actor, {
+            operation: 'backups.plan.update',
+            target: params.name,
+            details: { changed: changedFields(before, body) },
+          });
+        });
+        return ok(planView(ctx, requirePlan(ctx, params.name)));
+      },
+    }),
+    defineRoute({
+      method: 'DELETE',
+      path: '/backups/plans/:name',
+      role: 'admin',
+      summary: 'Delete a backup plan (typed confirmation "DELETE <name>"); its snapshots stay on the disk',
+      tags: ['backups'],
+      params: PlanParams,
+      body: DeletePlanBody,
+      responses: {
+        204: { description: 'Deleted' },
+        ...errors,
+        409: { description: 'confirmation_required, job_running', schema: ErrorBody },
+      },
+      handler: async ({ ctx, actor, params, body }) => {
+        requirePlan(ctx, params.name);
+        const expected = `DELETE ${params.name}`;
+        if (body.confirmation !== expected) {
+          const e = confirmationRequired(expected);
+          throw new AppError(
+            409,
+            e.code,
+            `Deleting plan ${params.name} forgets its repository password: its snapshots stay on the disk but this box can no longer read them (export the configuration first to keep it). Type exactly: ${expected}`,
+            e.details,
+          );
+        }
+        const running = runningJobOf(ctx, params.name);
+        if (running)
+          throw new AppError(
+            409,
+            'job_running',
+            `A ${running.type} of plan ${params.name} is running (job ${running.id}): wait for it, then delete the plan.`,
+            {
+              jobId: running.id,
+              type: running.type,
+              target: running.target,
+            },
+          );
+        await ctx.writes.run((db) => {
+          deletePlan(db, params.name);
+          ctx.audit.record(db, actor, { operation: 'backups.plan.delete', target: params.name });
+        });
+        return noContent();
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/backups/plans/:name/run',
+      role: 'admin',
+      summary: 'Run a backup plan now (a job; progress on GET /events)',
+      tags: ['backups'],
+      params: PlanParams,
+      body: NoBody,
+      responses: {
+        202: { description: 'The job (Location: /api/v1/jobs/<id>)', schema: JobSchema },
+        ...errors,
+        409: {
+          description: 'backup_destination_missing, job_running, repository_password_missing',
+          schema: ErrorBody,
+        },
+      },
+      handler: async ({ ctx, actor, params }) =>
+        accepted(await startPlanJob(ctx, actor!, params.name, 'backup.run')),
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/backups/plans/:name/drill',
+      role: 'admin',
+      summary:
+        'Run a restore drill of a plan now: restic check of a tenth of the data, then a verified restore of each latest snapshot',
+      tags: ['backups'],
+      params: PlanParams,
+      body: NoBody,
+      responses: {
+        202: { description: 'The job (Location: /api/v1/jobs/<id>)', schema: JobSchema },
+        ...errors,
+        409: { description: 'no_snapshots, backup_destination_missing, job_running', schema: ErrorBody },
+      },
+      handler: async ({ ctx, actor, params }) =>
+        accepted(await startPlanJob(ctx, actor!, params.name, 'backup.drill')),
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/backups/snapshots',
+      role: 'viewer',
+      summary: "A plan's snapshots as restic lists them, newest first, with time and size",
+      tags: ['backups'],
+      query: SnapshotsQuery,
+      responses: {
+        200: { description: 'The snapshots', schema: SnapshotListSchema },
+        ...errors,
+        409: { description: 'backup_destination_missing, job_running', schema: ErrorBody },
+      },
+      handler: async ({ ctx, query }) => {
+        const plan = requirePlan(ctx, query.plan);
+        const mountpoint = externalMountpoint(plan.destination);
+        return ok({
+          plan: plan.name,
+          destination: plan.destination,
+          repository: repositoryPath(mountpoint, plan.name),
+          snapshots: await listSnapshots(ctx, plan),
+        });
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/backups/snapshots/:id/configuration',
+      role: 'admin',
+      summary:
+        'The configuration archive a snapshot holds (restore it with the config import preview and import)',
+      tags: ['backups'],
+      params: SnapshotParams,
+      query: SnapshotQuery,
+      responses: {
+        200: { description: 'The config archive (01 §1)', contentType: 'application/zstd' },
+        ...errors,
+      },
+      handler: async ({ ctx, params, query }) => {
+        const plan = requirePlan(ctx, query.plan);
+        const archive = await configArchiveOf(ctx, plan, params.id);
+        const stream = fs.createReadStream(archive.file);
+        const cleanup = () => void archive.done();
+        stream.once('close', cleanup);
+        const stamp = archive.time.replace(/[-:]/g, '').replace(/\.\d+/, '').replace(/Z$/, 'Z');
+        return new Response(Readable.toWeb(stream) as ReadableStream, {
+          status: 200,
+          headers: {
+            'Content-Type': 'application/zstd',
+            'Cache-Control': 'no-store',
+            'Content-Disposition': `attachment; filename="appliance-config-${plan.name}-${stamp.slice(0, 16)}Z.tar.zst"`,
+          },
+        });
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/backups/restore',
+      role: 'admin',
+      summary:
+        'Restore a snapshot of a share or a stack’s app data (or chosen paths of it) into its place (typed confirmation; what is there is moved aside) or into a new folder',
+      tags: ['backups'],
+      body: RestoreBody,
+      responses: {
+        202: { description: 'The restore job (Location: /api/v1/jobs/<id>)', schema: JobSchema },
+        ...errors,
+        409: {
+          description: 'confirmation_required, backup_destination_missing, job_running',
+          schema: ErrorBody,
+        },
+      },
+      handler: async ({ ctx, actor, body }) => {
+        if ((body.share === undefined) === (body.stack === undefined))
+          throw new AppError(
+            400,
+            'bad_request',
+            'Name what the snapshot holds: exactly one of share or stack (the configuration is restored with appliance backups restore --configuration, through the config import).',
+            { issues: [{ path: 'share', message: 'give exactly one of share or stack' }] },
+          );
+        const part: PartRef =
+          body.share !== undefined
+            ? { kind: 'share', name: body.share }
+            : { kind: 'stack', name: body.stack! };
+        const checked = checkRestorePaths(body.paths);
+        if ('error' in checked) throw checked.error;
+        const folder = body.folder ?? null;
+        if (folder !== null) {
+          const bad = checkFolderTarget(folder);
+          if (bad) throw bad;
+        }
+        const plan = requirePlan(ctx, body.plan);
+        if (plan.sealedPassword === null) throw passwordMissing(plan.name);
+        if (folder === null && body.confirmation !== restorePhrase(part)) {
+          const e = confirmationRequired(restorePhrase(part));
+          throw new AppError(
+            409,
+            e.code,
+            `Restoring into its place moves what is there now aside (<name>.before-restore-<time>) and puts the snapshot's files in its place. Type exactly: ${restorePhrase(part)}`,
+            e.details,
+          );
+        }
+        await checkDestination(ctx, plan.destination);
+        return accepted(
+          await ctx.jobs.start('backup.restore', {
+            target: part.kind === 'share' ? `share:${part.name}` : `stack:${part.name}`,
+            params: {
+              plan: plan.name,
+              destination: plan.destination,
+              snapshot: body.snapshot,
+              part,
+              paths: checked.paths,
+              folder,
+            },
+            actor,
+            auditOperation: 'backups.restore',
+          }),
+        );
+      },
+    }),
+  ],
+};

@@ -1,0 +1,334 @@
+/**
+ * `backup.restore` (issue 23): a whole snapshot of a share or of a stack's app data, or chosen
+ * paths of it, into its place or into a new folder. Into its place: the stack is stopped first
+ * (and started again after, when it ran), what is there now is moved aside beside itself
+ * (`<name>.before-restore-<time>`, never deleted), then restic writes the snapshot's files; if
+ * restic fails, what it wrote is removed and the moved-aside files are put back. Nothing is written
+ * through a symbolic link: a link on the way to a restored path refuses the restore.
+ */
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import {
+  asideName,
+  destinationGroup,
+  includePattern,
+  type PartRef,
+  partKey,
+  partLabel,
+  partOfTags,
+  type Restic,
+  restoreRoots,
+  rootsOfTags,
+  type TreeNode,
+} from '@appliance/backups';
+import { AppError } from '@appliance/common';
+import type { AppContext } from '../../context.ts';
+import type { JobDefinition, JobHandle } from '../../services/jobs.ts';
+import { jobTempDir, openPlanRestic, passwordMissing, stackControl } from './adapters.ts';
+import { openDestination } from './destination.ts';
+import { APPDATA_ROOT, planNotFound, watched } from './run-job.ts';
+import { readPlan } from './store.ts';
+
+export interface RestoreParams {
+  plan: string;
+  destination: string;
+  snapshot: string;
+  part: PartRef;
+  /** Relative to the snapshot's root; empty: the whole snapshot. */
+  paths: string[];
+  /** Logical new folder, or null: into its place. */
+  folder: string | null;
+}
+
+const unsafe = (where: string, why: string) =>
+  new AppError(409, 'restore_path_unsafe', `Restoring files: ${where} ${why}.`, { path: where });
+
+/** Every existing component from `base` (included) down to `target`'s parent is a real folder. */
+async function assertNoLinks(ctx: AppContext, base: string, target: string): Promise<void> {
+  const rel = path.relative(base, path.dirname(target));
+  const chain = [
+    base,
+    ...(rel === '' ? [] : rel.split(path.sep).map((_, i, a) => path.join(base, ...a.slice(0, i + 1)))),
+  ];
+  for (const p of chain) {
+    const st = await fs.lstat(p).catch(() => null);
+    if (st === null) return;
+    const shown = ctx.paths.logical(p) ?? p;
+    if (st.isSymbolicLink()) throw unsafe(shown, 'is a symbolic link, which is never followed');
+    if (!st.isDirectory()) throw unsafe(shown, 'is not a directory');
+  }
+}
+
+/** Bytes restic has written so far (/proc/<pid>/io), for the progress of a restore. */
+async function writtenBy(pid: number): Promise<number | null> {
+  const io = await fs.readFile(`/proc/${pid}/io`, 'utf8').catch(() => null);
+  const m = io ? /^wchar:\s+(\d+)/m.exec(io) : null;
+  return m ? Number(m[1]) : null;
+}
+
+async function restoreWithProgress(
+  job: JobHandle,
+  restic: Restic,
+  dest: Parameters<typeof watched>[0],
+  input: { snapshot: string; target: string; include?: string[] },
+  totalBytes: number,
+) {
+  let pid: number | null = null;
+  const timer = setInterval(() => {
+    if (pid === null) return;
+    void writtenBy(pid).then((w) => {
+      if (w === null) return;
+      const done = Math.min(w, totalBytes);
+      job.progress({
+        bytesDone: done,
+        bytesTotal: totalBytes,
+        percent: totalBytes > 0 ? Math.round((done / totalBytes) * 1000) / 10 : null,
+      });
+    });
+  }, 1_000);
+  try {
+    return await watched(dest, job, (signal) =>
+      restic.restore(input, {
+        signal,
+        onOutput: (l) => job.output(l),
+        onSpawn: (p) => {
+          pid = p;
+          job.pid(p);
+        },
+      }),
+    );
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+export function restoreJob(ctx: AppContext): JobDefinition<RestoreParams> {
+  return {
+    type: 'backup.restore',
+    title: 'restore',
+    groups: (p) => [destinationGroup(p.destination)],
+    async run(job, params) {
+      const plan = readPlan(ctx.db, params.plan);
+      if (!plan) throw planNotFound(params.plan);
+      if (plan.sealedPassword === null) throw passwordMissing(plan.name);
+      job.phase('destination');
+      const dest = await openDestination(ctx, plan.destination);
+      const tmp = await jobTempDir(ctx, job.id);
+      try {
+        const restic = await openPlanRestic(ctx, plan, dest.repository(plan.name), tmp.dir);
+        try {
+          if (!(await restic.exists()))
+            throw new AppError(
+              404,
+              'snapshot_not_found',
+              `Plan ${plan.name} has no repository on "${plan.destination}".`,
+            );
+          return await restore(ctx, job, params, restic, dest);
+        } finally {
+          await restic.close();
+        }
+      } finally {
+        await tmp.done().catch(() => undefined);
+        job.phase('unmount');
+        await dest.close();
+      }
+    },
+  };
+}
+
+async function restore(
+  ctx: AppContext,
+  job: JobHandle,
+  params: RestoreParams,
+  restic: Restic,
+  dest: Parameters<typeof watched>[0],
+) {
+  job.phase('snapshot');
+  const { run, snapshots } = await restic.snapshots();
+  if (run.errorLine !== null)
+    throw new AppError(500, 'restore_failed', `restic snapshots failed: ${run.errorLine}`);
+  const found = snapshots.filter((s) => s.id.startsWith(params.snapshot));
+  if (found.length === 0)
+    throw new AppError(
+      404,
+      'snapshot_not_found',
+      `Plan ${params.plan} has no snapshot ${params.snapshot}: list them (appliance backups snapshots ${params.plan}).`,
+      { snapshot: params.snapshot },
+    );
+  if (found.length > 1)
+    throw new AppError(
+      409,
+      'snapshot_ambiguous',
+      `More than one snapshot starts with ${params.snapshot}: give more of its id.`,
+    );
+  const snap = found[0]!;
+  const holds = partOfTags(snap.tags);
+  if (!holds || partKey(holds) !== partKey(params.part))
+    throw new AppError(
+      409,
+      'snapshot_part_mismatch',
+      `Snapshot ${snap.shortId} holds ${holds ? partLabel(holds) : 'nothing of this plan'}, not ${partLabel(params.part)}.`,
+      { snapshot: snap.shortId, holds },
+    );
+  const { run: lsRun, nodes } = await restic.ls(snap.id, { signal: job.signal });
+  if (lsRun.errorLine !== null)
+    throw new AppError(500, 'restore_failed', `restic ls failed: ${lsRun.errorLine}`);
+  const byPath = new Set(nodes.map((n) => n.path));
+  const missing = params.paths.filter((p) => !byPath.has(p));
+  if (missing.length > 0)
+    throw new AppError(
+      404,
+      'path_not_in_snapshot',
+      `Snapshot ${snap.shortId} does not hold ${missing.slice(0, 5).join(', ')}: paths are relative to the snapshot's root, as its file list shows them.`,
+      { paths: missing },
+    );
+  const roots = restoreRoots({
+    part: params.part,
+    chosen: params.paths,
+    topLevel: nodes.filter((n) => !n.path.includes('/')).map((n) => n.path),
+    tagRoots: rootsOfTags(snap.tags),
+    appdataRoot: APPDATA_ROOT,
+  });
+  const inRoots = (n: TreeNode) => roots.some((r) => n.path === r || n.path.startsWith(`${r}/`));
+  const totalBytes = nodes
+    .filter((n) => n.type === 'file' && inRoots(n))
+    .reduce((s, n) => s + (n.size ?? 0), 0);
+  const include = params.paths.length > 0 ? roots.map(includePattern) : undefined;
+  const base = ctx.paths.real(params.part.kind === 'share' ? `/mnt/user/${params.part.name}` : APPDATA_ROOT);
+
+  if (params.folder !== null) {
+    const target = ctx.paths.real(params.folder);
+    const top = ctx.paths.real(
+      params.folder.startsWith('/mnt/user/') ? params.folder.split('/').slice(0, 4).join('/') : APPDATA_ROOT,
+    );
+    await assertNoLinks(ctx, top, target);
+    if (
+      await fs.lstat(target).then(
+        () => true,
+        () => false,
+      )
+    )
+      throw new AppError(
+        409,
+        'restore_target_exists',
+        `${params.folder} already exists: choose a new folder.`,
+        {
+          folder: params.folder,
+        },
+      );
+    await fs.mkdir(path.dirname(target), { recursive: true });
+    await fs.mkdir(target, { mode: 0o755 });
+    job.phase('restore', { cancellable: true });
+    const r = await restoreWithProgress(
+      job,
+      restic,
+      dest,
+      { snapshot: snap.id, target, ...(include ? { include } : {}) },
+      totalBytes,
+    );
+    if (r.lost)
+      throw new AppError(
+        500,
+        'restore_failed',
+        'The backup disk stopped answering during the restore: re-attach it and restore again.',
+      );
+    if (r.cancelled) return null;
+    if (r.errorLine !== null)
+      throw new AppError(
+        500,
+        'restore_failed',
+        `restic restore failed: ${r.errorLine}. What it wrote is in ${params.folder}.`,
+      );
+    return {
+      snapshot: snap.shortId,
+      part: params.part,
+      target: params.folder,
+      restored: roots,
+      movedAside: [],
+      stackStarted: false,
+    };
+  }
+
+  // into its place
+  const stacks = stackControl(ctx);
+  const stackName = params.part.kind === 'stack' ? params.part.name : null;
+  const stackExists =
+    stackName !== null &&
+    (await fs.stat(path.join(ctx.paths.stacksDir, stackName, 'docker-compose.yml')).then(
+      () => true,
+      () => false,
+    ));
+  for (const r of roots) await assertNoLinks(ctx, base, path.join(base, r));
+  let wasRunning = false;
+  let started = false;
+  if (stackName && stackExists) {
+    wasRunning = (await stacks.running(stackName)).length > 0;
+    if (wasRunning) {
+      job.phase('stop the stack');
+      await stacks.stop(stackName);
+    }
+  }
+  const moved: { from: string; to: string }[] = [];
+  const createdHere: string[] = [];
+  const now = ctx.clock.now();
+  try {
+    await fs.mkdir(base, { recursive: true });
+    job.phase('move aside');
+    for (const r of roots) {
+      const p = path.join(base, r);
+      if (
+        await fs.lstat(p).then(
+          () => true,
+          () => false,
+        )
+      ) {
+        const dir = path.dirname(p);
+        const names = new Set(await fs.readdir(dir));
+        const to = path.join(
+          dir,
+          asideName(path.basename(p), now, (n) => names.has(n)),
+        );
+        await fs.rename(p, to);
+        moved.push({ from: p, to });
+      } else createdHere.push(p);
+    }
+    job.phase('restore', { cancellable: false });
+    const r = await restoreWithProgress(
+      job,
+      restic,
+      dest,
+      { snapshot: snap.id, target: base, ...(include ? { include } : {}) },
+      totalBytes,
+    );
+    if (r.errorLine !== null || r.lost || r.cancelled) {
+      job.phase('undo');
+      for (const p of [...moved.map((m) => m.from), ...createdHere])
+        await fs.rm(p, { recursive: true, force: true });
+      for (const m of moved.reverse()) await fs.rename(m.to, m.from);
+      throw new AppError(
+        500,
+        'restore_failed',
+        `${r.lost ? 'The backup disk stopped answering during the restore' : `restic restore failed: ${r.errorLine ?? 'stopped'}`}. Nothing changed: the files that were there are back in place.`,
+      );
+    }
+  } finally {
+    if (stackName && wasRunning) {
+      job.phase('start the stack');
+      await stacks.start(stackName).then(
+        () => {
+          started = true;
+        },
+        (err: unknown) => job.output(`the stack ${stackName} did not start: ${String(err)}`),
+      );
+    }
+  }
+  const logical = (p: string) => ctx.paths.logical(p) ?? p;
+  return {
+    snapshot: snap.shortId,
+    part: params.part,
+    target: logical(base),
+    restored: roots,
+    movedAside: moved.map((m) => ({ path: logical(m.from), to: logical(m.to) })),
+    stackStarted: started,
+  };
+}

@@ -1,0 +1,166 @@
+/**
+ * The backup schedules on the service's scheduler (09): one schedule runs every plan that is due
+ * (each plan's own last scheduled run is in its state row), one runs the drills that are due, and
+ * one checks staleness every quarter of an hour. A plan whose destination is busy (another job of
+ * that disk: `409 job_running`) stays due and starts at a later tick.
+ *
+ * Staleness is a condition raised once when it starts (`backup_plan_state.stale_raised`, so a
+ * restart does not raise it again) and ended by the next successful run; when the watchers'
+ * `ctx.conditions` lands, the integrator moves it there.
+ */
+import {
+  backupEvents,
+  isStale,
+  nextBackupDue,
+  nextDrillDue,
+  periodMs,
+  staleTransitions,
+} from '@appliance/backups';
+import { isAppError, isoMillis } from '@appliance/common';
+import type { AppContext } from '../../context.ts';
+import { readSettings } from '../settings/index.ts';
+import { ensureState, type PlanState, readPlans, readState, type StoredPlan, updateState } from './store.ts';
+
+export const STALENESS_CHECK_MS = 15 * 60_000;
+
+const date = (iso: string | null | undefined) => (iso ? new Date(iso) : null);
+const later = (a: Date | null, b: Date | null) => (a && b ? (a > b ? a : b) : (a ?? b));
+
+export function planDue(ctx: AppContext, plan: StoredPlan, state: PlanState | null): Date | null {
+  return nextBackupDue({
+    plan,
+    timeZone: readSettings(ctx.db).timezone,
+    lastScheduledAt: date(state?.lastScheduledAt),
+    since: date(state?.since) ?? new Date(plan.createdAt),
+  });
+}
+
+export function drillDue(ctx: AppContext, plan: StoredPlan, state: PlanState | null): Date | null {
+  return nextDrillDue({
+    plan,
+    timeZone: readSettings(ctx.db).timezone,
+    lastDrillAt: later(date(state?.lastDrillAt), date(state?.lastDrillScheduledAt)),
+    firstSuccessAt: date(state?.firstSuccessAt),
+  });
+}
+
+export function planStale(ctx: AppContext, plan: StoredPlan, state: PlanState | null): boolean {
+  return isStale({
+    plan,
+    lastSuccessAt: date(state?.lastSuccessAt),
+    since: date(state?.since) ?? new Date(plan.createdAt),
+    now: ctx.clock.now(),
+  });
+}
+
+/** Every plan with its state row (created the first time a plan is seen: after an import). */
+async function plansWithState(ctx: AppContext): Promise<{ plan: StoredPlan; state: PlanState }[]> {
+  const plans = readPlans(ctx.db);
+  const at = isoMillis(ctx.clock.now());
+  return ctx.writes.run((db) => plans.map((plan) => ({ plan, state: ensureState(db, plan.name, at) })));
+}
+
+const earliest = (dates: (Date | null)[]) =>
+  dates.reduce<Date | null>((min, d) => (d && (!min || d < min) ? d : min), null);
+
+export function registerSchedules(ctx: AppContext): void {
+  const start = async (
+    type: 'backup.run' | 'backup.drill',
+    plan: StoredPlan,
+    field: 'lastScheduledAt' | 'lastDrillScheduledAt',
+  ) => {
+    try {
+      const job = await ctx.jobs.start(type, {
+        target: plan.name,
+        params: { plan: plan.name, destination: plan.destination },
+        actor: null,
+        trigger: 'schedule',
+      });
+      const at = isoMillis(ctx.clock.now());
+      await ctx.writes.run((db) => updateState(db, plan.name, at, { [field]: at }));
+      return job.id;
+    } catch (err) {
+      // busy: still due, tried at a later tick
+      if (isAppError(err) && (err.code === 'job_running' || err.code === 'import_in_progress')) return null;
+      throw err;
+    }
+  };
+
+  ctx.scheduler.register({
+    name: 'backup.runs',
+    nextDue: () => earliest(readPlans(ctx.db).map((p) => planDue(ctx, p, readState(ctx.db, p.name)))),
+    run: async () => {
+      const now = ctx.clock.now();
+      let first: string | null = null;
+      for (const { plan, state } of await plansWithState(ctx)) {
+        const due = planDue(ctx, plan, state);
+        if (!due || due > now) continue;
+        first ??= await start('backup.run', plan, 'lastScheduledAt');
+      }
+      return first;
+    },
+  });
+
+  ctx.scheduler.register({
+    name: 'backup.drills',
+    nextDue: () => earliest(readPlans(ctx.db).map((p) => drillDue(ctx, p, readState(ctx.db, p.name)))),
+    run: async () => {
+      const now = ctx.clock.now();
+      let first: string | null = null;
+      for (const { plan, state } of await plansWithState(ctx)) {
+        const due = drillDue(ctx, plan, state);
+        if (!due || due > now) continue;
+        first ??= await start('backup.drill', plan, 'lastDrillScheduledAt');
+      }
+      return first;
+    },
+  });
+
+  ctx.scheduler.register({
+    name: 'backup.staleness',
+    // nothing to check (and nothing written) while there is no plan
+    nextDue: (lastRunAt) =>
+      readPlans(ctx.db).length === 0
+        ? null
+        : lastRunAt
+          ? new Date(lastRunAt.getTime() + STALENESS_CHECK_MS)
+          : new Date(0),
+    run: async () => {
+      await checkStaleness(ctx);
+      return null;
+    },
+  });
+}
+
+/** Raises `backup_destination_stale` for each plan that became stale since the last check. */
+export async function checkStaleness(ctx: AppContext): Promise<string[]> {
+  const entries = await plansWithState(ctx);
+  const facts = entries.map(({ plan, state }) => ({
+    plan: plan.name,
+    stale: planStale(ctx, plan, state),
+    raised: state.staleRaised === 1,
+  }));
+  const { onsets, clears } = staleTransitions(facts);
+  const at = isoMillis(ctx.clock.now());
+  if (onsets.length + clears.length > 0)
+    await ctx.writes.run((db) => {
+      for (const p of onsets) updateState(db, p, at, { staleRaised: 1 });
+      for (const p of clears) updateState(db, p, at, { staleRaised: 0 });
+    });
+  for (const name of onsets) {
+    const { plan, state } = entries.find((e) => e.plan.name === name)!;
+    try {
+      await ctx.hooks.raise?.(
+        backupEvents.destinationStale({
+          plan: plan.name,
+          destination: plan.destination,
+          lastSuccessAt: state.lastSuccessAt,
+          periodDays: periodMs(plan.schedule) / 86_400_000,
+        }),
+      );
+    } catch (err) {
+      ctx.logger.error('backup_destination_stale not raised', { plan: name, error: String(err) });
+    }
+  }
+  return onsets;
+}

@@ -1,0 +1,14 @@
+export * from './core/plan.ts';
+export * from './core/parts.ts';
+export * from './core/schedule.ts';
+export * from './core/retention.ts';
+export * from './core/staleness.ts';
+export * from './core/progress.ts';
+export * from './core/appdata.ts';
+export * from './core/restore.ts';
+export * from './core/drill.ts';
+export * as backupEvents from './core/messages.ts';
+export type { PartFailure, RaisedEvent } from './core/messages.ts';
+export * from './node/restic.ts';
+export * from './node/tree.ts';
+export * from './node/stack.ts';
