@@ -8,3 +8,4 @@ export * from './inventory/model.ts';
 export * from './inventory/reader.ts';
 export * from './inventory/match.ts';
 export * from './disk-lock.ts';
+export * from './first-use.ts';
