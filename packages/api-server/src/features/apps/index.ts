@@ -18,8 +18,10 @@ import {
   TemplateParams,
 } from './schemas.ts';
 import { sourceRoutes } from './sources.ts';
-import { catalogFor, installerFor } from './service.ts';
 import { createSqliteStackStore, ensureBuiltinSource } from './store.ts';
+
+/** The installer and the catalog reader (template-installer's heavy half) load on the first apps request. */
+const service = () => import('./service.ts');
 
 const errors = {
   400: { description: 'Bad input' },
@@ -65,7 +67,7 @@ export const feature: Feature = {
           if (r.id === null) continue;
           byTemplate.set(r.id, [...(byTemplate.get(r.id) ?? []), r.name]);
         }
-        return ok(await catalogFor(ctx).view(byTemplate));
+        return ok(await (await service()).catalogFor(ctx).view(byTemplate));
       },
     }),
     defineRoute({
@@ -77,7 +79,8 @@ export const feature: Feature = {
       params: TemplateParams,
       body: PreviewBody,
       responses: { 200: { description: 'The plan', schema: PlanSchema }, ...errors },
-      handler: async ({ ctx, params, body }) => ok(await installerFor(ctx).preview(params.id, body)),
+      handler: async ({ ctx, params, body }) =>
+        ok(await (await service()).installerFor(ctx).preview(params.id, body)),
     }),
     defineRoute({
       method: 'POST',
@@ -99,7 +102,7 @@ export const feature: Feature = {
         const progress = installProgress(ctx, body.name ?? params.id);
         const options = { audit: auditWith(ctx, actor), onStep: progress.onStep };
         try {
-          const result = await installerFor(ctx).install(params.id, body, options);
+          const result = await (await service()).installerFor(ctx).install(params.id, body, options);
           // The spaced events drain after the answer: progress never delays the install itself.
           void progress.finish(true);
           return created(result);
@@ -122,7 +125,9 @@ export const feature: Feature = {
           body.env === undefined
             ? { name: body.name, compose: body.compose }
             : { name: body.name, compose: body.compose, env: body.env };
-        return created(await installerFor(ctx).createStack(input, { audit: auditWith(ctx, actor) }));
+        return created(
+          await (await service()).installerFor(ctx).createStack(input, { audit: auditWith(ctx, actor) }),
+        );
       },
     }),
     defineRoute({
@@ -137,7 +142,7 @@ export const feature: Feature = {
           schema: v.object({ stacks: v.array(StackSchema) }),
         },
       },
-      handler: async ({ ctx }) => ok({ stacks: await installerFor(ctx).listStacks() }),
+      handler: async ({ ctx }) => ok({ stacks: await (await service()).installerFor(ctx).listStacks() }),
     }),
     ...sourceRoutes,
   ],

@@ -1,9 +1,11 @@
-import { formatExternal, listExternal, registerExternal } from '@appliance/external-disk';
 import { created, defineRoute, ok } from '../../http/route.ts';
 import type { AppContext } from '../../context.ts';
 import type { Feature } from '../feature.ts';
 import { externalDiskDeps } from './deps.ts';
 import { ExternalDiskList, ExternalDiskSchema, FormatBody, LabelParams, RegisterBody } from './schemas.ts';
+
+/** The operations (probes, mkfs, wipefs runners) load on the first request that needs them. */
+const operations = () => import('@appliance/external-disk');
 
 /** A progress reporter that publishes nothing until the first update (a refusal publishes none). */
 function lazyProgress(ctx: AppContext, operation: string, target: string) {
@@ -34,7 +36,8 @@ export const feature: Feature = {
       responses: {
         200: { description: 'Registered disks by label, then candidates', schema: ExternalDiskList },
       },
-      handler: async ({ ctx, actor }) => ok({ disks: await listExternal(externalDiskDeps(ctx, actor)) }),
+      handler: async ({ ctx, actor }) =>
+        ok({ disks: await (await operations()).listExternal(externalDiskDeps(ctx, actor)) }),
     }),
     defineRoute({
       method: 'POST',
@@ -45,7 +48,7 @@ export const feature: Feature = {
       body: RegisterBody,
       responses: { 201: { description: 'The registered external disk', schema: ExternalDiskSchema } },
       handler: async ({ ctx, actor, body }) =>
-        created(await registerExternal(externalDiskDeps(ctx, actor), body)),
+        created(await (await operations()).registerExternal(externalDiskDeps(ctx, actor), body)),
     }),
     defineRoute({
       method: 'POST',
@@ -65,6 +68,7 @@ export const feature: Feature = {
             progress.update({ step, stepIndex: index + 1, steps: count }),
         };
         try {
+          const { formatExternal } = await operations();
           const { disk } = await formatExternal(deps, { label: params.label, ...body });
           progress.finish(true);
           return ok(disk);
