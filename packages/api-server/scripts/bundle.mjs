@@ -15,6 +15,10 @@
 //   resolve exactly as in the unbundled `dist/`;
 // - better-sqlite3 stays outside (a native addon that finds itself through its own path).
 //
+// It writes `dist/service/start.json`: the files the service loads at start (the entry and what it
+// imports statically) and how many bytes of each package they hold, which the cold-start benchmark
+// prints (tools/bench/api/run.ts), so that a heavy module moving onto the start path shows.
+//
 //   node scripts/bundle.mjs [--metafile FILE]
 import fs from 'node:fs';
 import path from 'node:path';
@@ -76,7 +80,37 @@ const result = await esbuild.build({
   sourcemap: 'linked',
   banner: { js: banner },
   plugins: [ownLocation],
-  metafile: values.metafile !== undefined,
+  metafile: true,
   logLevel: 'warning',
 });
 if (values.metafile) fs.writeFileSync(values.metafile, JSON.stringify(result.metafile));
+fs.writeFileSync(path.join(outdir, 'start.json'), `${JSON.stringify(startSummary(result.metafile), null, 1)}\n`);
+
+/** The output files loaded at start (static imports from the entry) and their bytes per package. */
+function startSummary(metafile) {
+  const outputs = metafile.outputs;
+  const entryFile = Object.keys(outputs).find((o) => outputs[o].entryPoint !== undefined && o.endsWith('/launcher.js'));
+  const atStart = new Set();
+  for (const pending = [entryFile]; pending.length > 0; ) {
+    const file = pending.pop();
+    if (atStart.has(file)) continue;
+    atStart.add(file);
+    for (const i of outputs[file].imports) if (i.kind === 'import-statement' && outputs[i.path]) pending.push(i.path);
+  }
+  const packageOf = (input) =>
+    /node_modules\/(?:\.pnpm\/[^/]+\/node_modules\/)?((?:@[^/]+\/)?[^/]+)/.exec(input)?.[1] ??
+    `@appliance/${/(?:^|\/)packages\/([^/]+)\//.exec(path.resolve(input))?.[1] ?? /\.\.\/([^/]+)\/dist\//.exec(input)?.[1] ?? 'api-server'}`;
+  const tally = (files) => {
+    const packages = {};
+    for (const f of files)
+      for (const [input, { bytesInOutput }] of Object.entries(outputs[f].inputs))
+        packages[packageOf(input)] = (packages[packageOf(input)] ?? 0) + bytesInOutput;
+    return Object.fromEntries(Object.entries(packages).sort((a, b) => b[1] - a[1]));
+  };
+  const lazy = Object.keys(outputs).filter((o) => !o.endsWith('.map') && !atStart.has(o));
+  const bytes = (files) => files.reduce((n, f) => n + outputs[f].bytes, 0);
+  return {
+    atStart: { files: [...atStart].map((f) => path.basename(f)), bytes: bytes([...atStart]), packages: tally(atStart) },
+    onFirstUse: { files: lazy.length, bytes: bytes(lazy), packages: tally(lazy) },
+  };
+}

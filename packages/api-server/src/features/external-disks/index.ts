@@ -36,8 +36,14 @@ export const feature: Feature = {
       responses: {
         200: { description: 'Registered disks by label, then candidates', schema: ExternalDiskList },
       },
-      handler: async ({ ctx, actor }) =>
-        ok({ disks: await (await operations()).listExternal(externalDiskDeps(ctx, actor)) }),
+      handler: async ({ ctx, actor }) => {
+        // A listing: probes of unchanged disks are reused (docs/decisions/performance.md); the
+        // register and format routes below read a fully fresh inventory.
+        const inventory = { read: () => ctx.inventory.read({ reuseProbes: true }) };
+        return ok({
+          disks: await (await operations()).listExternal({ ...externalDiskDeps(ctx, actor), inventory }),
+        });
+      },
     }),
     defineRoute({
       method: 'POST',
