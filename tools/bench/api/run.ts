@@ -213,7 +213,7 @@ const ok = figures('lean service (issue 26)', [
     figure: `GET /users, ${connections} conn., vs hello-world`,
     value: `${(ratio * 100).toFixed(1)} %`,
     target: `≥ ${TARGET.ratio * 100} %`,
-    reference: `${Math.round(ours.rps)} vs ${Math.round(base.rps)} req/s; CPU ${ours.cpuUsPerRequest?.toFixed(0)} vs ${base.cpuUsPerRequest?.toFixed(0)} µs/req; p99 ${ours.p99} ms; ${ours.errors + ours.non2xx} errors`,
+    reference: `${Math.round(ours.rps)} vs ${Math.round(base.rps)} req/s; CPU ${ours.cpuUsPerRequest?.toFixed(0)} vs ${base.cpuUsPerRequest?.toFixed(0)} µs/req; p99 ${ours.p99.toFixed(1)} ms; ${ours.errors + ours.non2xx} errors`,
     pass: ratio >= TARGET.ratio && ours.errors + ours.non2xx === 0,
   },
 ]);

@@ -171,7 +171,7 @@ try {
     },
     {
       figure: 'PUT routing p99',
-      value: `${ours.p99} ms`,
+      value: `${ours.p99.toFixed(1)} ms`,
       target: '< 20 ms',
       reference: `durable ${durable}, stored entry equals the last body ${storedMatches}`,
       pass: ours.p99 < 20 && durable && storedMatches,
