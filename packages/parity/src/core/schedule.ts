@@ -1,5 +1,14 @@
-import { Cron } from 'croner';
+import { createRequire } from 'node:module';
+import { onFirstUse } from '@appliance/common';
+import type * as Croner from 'croner';
 import type { ParitySettings } from './settings.ts';
+
+/**
+ * croner (and, through it, the time zone data of Intl, ~7 MiB of the Node binary made resident) is
+ * loaded on the first slot computed in a zone other than UTC, not at the service's start
+ * (docs/decisions/performance.md).
+ */
+const croner = onFirstUse(() => createRequire(import.meta.url)('croner') as typeof Croner);
 
 const DAY_MS = 86_400_000;
 
@@ -23,11 +32,19 @@ export function nextDailySlot(time: string, timeZone: string, after: Date): Date
 
 function computeSlot(time: string, timeZone: string, after: Date): Date {
   const [h, m] = time.split(':').map(Number);
-  const cron = new Cron(`${m} ${h} * * *`, { timezone: timeZone, paused: true });
+  if (timeZone === 'UTC') return utcSlot(h!, m!, after);
+  const cron = new (croner().Cron)(`${m} ${h} * * *`, { timezone: timeZone, paused: true });
   const next = cron.nextRun(after);
   cron.stop();
   if (!next) throw new Error(`no slot for ${time} in ${timeZone}`);
   return next;
+}
+
+/** The first `HH:MM:00.000` UTC strictly after `after` (what croner answers for UTC, without it). */
+export function utcSlot(h: number, m: number, after: Date): Date {
+  const day = Date.UTC(after.getUTCFullYear(), after.getUTCMonth(), after.getUTCDate());
+  const today = day + (h * 60 + m) * 60_000;
+  return new Date(today > after.getTime() ? today : today + DAY_MS);
 }
 
 /**
