@@ -1,6 +1,7 @@
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
-import TOML from '@iarna/toml';
+import type TomlParser from '@iarna/toml';
 import * as v from 'valibot';
 import { HOST_PATH, LOGICAL } from '@appliance/common';
 
@@ -100,6 +101,8 @@ export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = pro
   if (fs.existsSync(configFile)) {
     let parsed: unknown;
     try {
+      // the TOML parser is loaded only when there is a file to parse
+      const TOML = createRequire(import.meta.url)('@iarna/toml') as typeof TomlParser;
       parsed = TOML.parse(fs.readFileSync(configFile, 'utf8'));
     } catch (err) {
       throw new ConfigError(

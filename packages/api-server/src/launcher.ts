@@ -8,6 +8,7 @@
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from './config.ts';
 import { StartupError, startServer } from './server.ts';
+import { compactAfterStart } from './memory.ts';
 
 export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
 
@@ -77,6 +78,7 @@ export async function main(
       io.env,
     );
     const server = await startServer({ config });
+    compactAfterStart();
     await new Promise<void>((resolve) => {
       const stop = () => resolve();
       process.once('SIGINT', stop);

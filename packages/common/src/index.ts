@@ -9,3 +9,4 @@ export * from './inventory/reader.ts';
 export * from './inventory/match.ts';
 export * from './disk-lock.ts';
 export * from './schedule.ts';
+export * from './first-use.ts';

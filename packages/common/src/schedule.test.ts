@@ -34,3 +34,32 @@ describe('calendar slots', () => {
     expect(() => nextDailySlot('3:00', 'UTC', new Date())).toThrow(/HH:MM/);
   });
 });
+
+describe('UTC slots without croner', () => {
+  it('answers what croner answers for UTC, daily and weekly, at and around every slot boundary', async () => {
+    const { Cron } = await import('croner');
+    const { utcSlot } = await import('./schedule.ts');
+    const base = Date.parse('2026-03-29T00:00:00Z');
+    for (const [h, m] of [
+      [0, 0],
+      [3, 0],
+      [3, 30],
+      [12, 5],
+      [23, 59],
+    ] as const)
+      for (const d of ['*', '0', '3', '6']) {
+        const pattern = `${m} ${h} * * ${d}`;
+        const cron = new Cron(pattern, { timezone: 'UTC', paused: true });
+        const instants = [0, 1, 59_999, 60_000, 3 * 3_600_000, h * 3_600_000 + m * 60_000];
+        for (let day = 0; day < 8; day++)
+          for (const offset of instants)
+            for (const delta of [-1, 0, 1, 500]) {
+              const after = new Date(base + day * 86_400_000 + offset + delta);
+              expect(utcSlot(pattern, after).toISOString(), `${pattern} after ${after.toISOString()}`).toBe(
+                cron.nextRun(after)?.toISOString(),
+              );
+            }
+        cron.stop();
+      }
+  });
+});

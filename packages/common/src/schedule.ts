@@ -4,7 +4,18 @@
  * daylight-saving change moves the slot with the wall clock. Plain functions: the caller passes the
  * instant to count from; nothing here reads the clock.
  */
-import { Cron } from 'croner';
+import { createRequire } from 'node:module';
+import type * as Croner from 'croner';
+import { onFirstUse } from './first-use.ts';
+
+/**
+ * croner (and through it Intl's time zone data, ~7 MiB of the Node binary made resident) loads on
+ * the first slot computed in a zone other than UTC, not at the service's start
+ * (docs/decisions/performance.md).
+ */
+const croner = onFirstUse(() => createRequire(import.meta.url)('croner') as typeof Croner);
+
+const DAY_MS = 86_400_000;
 
 /** `HH:MM`, 24-hour. */
 export const TIME_OF_DAY = /^([01]\d|2[0-3]):[0-5]\d$/;
@@ -32,13 +43,31 @@ function slot(pattern: string, timeZone: string, after: Date): Date {
   const key = `${pattern}|${timeZone}|${after.getTime()}`;
   const hit = memo.get(key);
   if (hit !== undefined) return new Date(hit);
-  const cron = new Cron(pattern, { timezone: timeZone, paused: true });
-  const next = cron.nextRun(after);
-  cron.stop();
-  if (!next) throw new Error(`no slot for "${pattern}" in ${timeZone}`);
+  const next = timeZone === 'UTC' ? utcSlot(pattern, after) : cronSlot(pattern, timeZone, after);
   if (memo.size >= MEMO_MAX) memo.delete(memo.keys().next().value as string);
   memo.set(key, next.getTime());
   return next;
+}
+
+function cronSlot(pattern: string, timeZone: string, after: Date): Date {
+  const cron = new (croner().Cron)(pattern, { timezone: timeZone, paused: true });
+  const next = cron.nextRun(after);
+  cron.stop();
+  if (!next) throw new Error(`no slot for "${pattern}" in ${timeZone}`);
+  return next;
+}
+
+/**
+ * What croner answers for `M H * * [D]` in UTC, without it: the first `HH:MM:00.000` UTC strictly
+ * after `after` (on weekday D when given).
+ */
+export function utcSlot(pattern: string, after: Date): Date {
+  const [m, h, , , d] = pattern.split(' ');
+  const day = Date.UTC(after.getUTCFullYear(), after.getUTCMonth(), after.getUTCDate());
+  let t = day + (Number(h) * 60 + Number(m)) * 60_000;
+  if (t <= after.getTime()) t += DAY_MS;
+  if (d !== '*') while (new Date(t).getUTCDay() !== Number(d)) t += DAY_MS;
+  return new Date(t);
 }
 
 function hourMinute(time: string): [number, number] {

@@ -5,7 +5,8 @@
  * 127.0.0.1, against
  * `appliance serve` in a fresh sandbox root and against a bare Hono hello-world, in the same run.
  * Bodies alternate between {"severity":"warning","channelIds":[c1]} and
- * {"severity":"critical","channelIds":[c1,c2]}. Prints both, the ratio (target ≥ 25 %), p99
+ * {"severity":"critical","channelIds":[c1,c2]}. Prints both, the ratio (target ≥ 20 %, 04 §7 as
+ * revised 2026-11-24 from 25 %), p99
  * (target < 20 ms), and checks durability after the server has stopped: one audit row per
  * acknowledged PUT in the database file, and the stored entry equal to the last body sent.
  *
@@ -20,6 +21,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { parseArgs } from 'node:util';
 import {
   adminToken,
+  figures,
   command,
   load,
   loadAlternating,
@@ -39,6 +41,8 @@ const duration = Number(values.duration);
 const warmup = Number(values.warmup);
 const connections = Number(values.connections);
 const ROUTE = '/api/v1/notifications/routing/disk_offline';
+/** 04 §7, revised 2026-11-24 from 25 %. */
+const TARGET = 0.2;
 
 /**
  * `appliance serve` in a fresh sandbox root with request logging off (APPLIANCE_LOG_LEVEL=warn, so
@@ -152,13 +156,29 @@ try {
     'appliance p50 ms': ours.p50,
     'appliance p99 ms': ours.p99,
     'appliance non-2xx / errors': `${ours.non2xx} / ${ours.errors}`,
-    'ratio (target ≥ 25 %)': `${(ratio * 100).toFixed(1)} %`,
+    [`ratio (target ≥ ${TARGET * 100} %)`]: `${(ratio * 100).toFixed(1)} %`,
     'p99 (target < 20 ms)': `${ours.p99} ms`,
     'audit rows on disk / acknowledged PUTs': `${audited} / ${acknowledged}`,
     'stored entry equals the last body': storedMatches,
   });
+  figures('PUT /notifications/routing/:eventType (04 §7)', [
+    {
+      figure: 'PUT routing vs hello-world',
+      value: `${(ratio * 100).toFixed(1)} %`,
+      target: `≥ ${TARGET * 100} %`,
+      reference: `${ours.rps.toFixed(0)} vs ${base.rps.toFixed(0)} req/s; CPU ${ours.cpuUsPerRequest?.toFixed(0)} vs ${base.cpuUsPerRequest?.toFixed(0)} µs/req`,
+      pass: ratio >= TARGET && ours.non2xx === 0 && ours.errors === 0,
+    },
+    {
+      figure: 'PUT routing p99',
+      value: `${ours.p99.toFixed(1)} ms`,
+      target: '< 20 ms',
+      reference: `durable ${durable}, stored entry equals the last body ${storedMatches}`,
+      pass: ours.p99 < 20 && durable && storedMatches,
+    },
+  ]);
   const pass =
-    ratio >= 0.25 && ours.p99 < 20 && ours.non2xx === 0 && ours.errors === 0 && durable && storedMatches;
+    ratio >= TARGET && ours.p99 < 20 && ours.non2xx === 0 && ours.errors === 0 && durable && storedMatches;
   console.log(pass ? '\nPASS' : '\nFAIL');
   process.exitCode = pass ? 0 : 1;
 } finally {

@@ -5,8 +5,14 @@ import path from 'node:path';
 import autocannon from 'autocannon';
 
 export const REPO = path.resolve(import.meta.dirname, '..', '..', '..');
-const LAUNCHER = path.join(REPO, 'packages/api-server/bin/appliance-server');
-let built = false;
+/**
+ * The service's launcher: this checkout's, or the one `BENCH_SERVICE_LAUNCHER` names (another
+ * checkout's `packages/api-server/bin/appliance-server`, built there: how a benchmark measures the
+ * previous release beside this one, in the same session).
+ */
+const LAUNCHER =
+  process.env['BENCH_SERVICE_LAUNCHER'] ?? path.join(REPO, 'packages/api-server/bin/appliance-server');
+let built = process.env['BENCH_SERVICE_LAUNCHER'] !== undefined;
 
 /**
  * The service's launcher as installations run it: `packages/api-server/bin/appliance-server`, the
@@ -39,7 +45,7 @@ export function serviceCli(): string {
  */
 export function command(script: string, env: NodeJS.ProcessEnv = process.env) {
   if (script === LAUNCHER) {
-    const flags = process.env['BENCH_SERVER_FLAGS'] ?? '';
+    const flags = env['BENCH_SERVER_FLAGS'] ?? '';
     return {
       file: LAUNCHER,
       args: [] as string[],
@@ -99,18 +105,42 @@ export function startListening(
   });
 }
 
-export const startHelloWorld = () => startListening([path.join(import.meta.dirname, 'hello-world.ts')]);
+/** The bare Hono hello-world (plain JavaScript: no type stripping loaded, so its memory is Hono's). */
+export const startHelloWorld = () => startListening([path.join(import.meta.dirname, 'hello-world.mjs')]);
+
+/** Resident memory of a process now (VmRSS), in MiB. */
+export function rssMiB(pid: number): number {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/^VmRSS:\s+(\d+)\s+kB/m.exec(status)?.[1] ?? Number.NaN) / 1024;
+}
+
+/**
+ * Resident memory of bare Node (an empty event loop kept alive) after `settleMs`, in MiB: the
+ * issue's reference for the service's idle footprint, measured on the same Node binary.
+ */
+export async function bareNodeRssMiB(settleMs = 2000): Promise<number> {
+  const child = spawn(process.execPath, ['--max-semi-space-size=2', '-e', 'setInterval(() => {}, 1e6)'], {
+    stdio: 'ignore',
+  });
+  try {
+    await new Promise((r) => setTimeout(r, settleMs));
+    return rssMiB(child.pid!);
+  } finally {
+    child.kill('SIGKILL');
+  }
+}
 
 /** The real service (its launcher, `appliance-server`) in a fresh sandbox root on loopback. */
 export async function startAppliance(
   extraArgs: string[] = [],
+  env: NodeJS.ProcessEnv = process.env,
 ): Promise<Child & { root: string; socket: string; startedMs: number }> {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'appliance-bench-'));
   const socketDir = fs.mkdtempSync('/tmp/apb-');
   const socket = path.join(socketDir, 'a.sock');
   const c = await startListening(
     [serviceCli(), '--root', root, '--listen', '127.0.0.1:0', '--socket', socket, ...extraArgs],
-    process.env,
+    env,
   );
   return {
     ...c,
@@ -242,3 +272,53 @@ export const percentile = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? Number.NaN;
 };
+
+/** One figure of a benchmark, beside its target and the reference measured in the same run. */
+export interface Figure {
+  figure: string;
+  value: string;
+  target: string;
+  reference: string;
+  /** null: informational (no target). */
+  pass: boolean | null;
+}
+
+/**
+ * Prints figures as a table and, when `BENCH_RESULTS` names a file, appends them to it as JSON lines
+ * (tools/bench/all collects every benchmark's figures into one table that way). Returns whether every
+ * figure with a target met it.
+ */
+export function figures(title: string, rows: Figure[]): boolean {
+  const mark = (p: boolean | null) => (p === null ? '' : p ? 'met' : 'MISSED');
+  const table = [
+    ['figure', 'value', 'target', 'reference', ''],
+    ...rows.map((r) => [r.figure, r.value, r.target, r.reference, mark(r.pass)]),
+  ];
+  const widths = table[0]!.map((_, i) => Math.max(...table.map((row) => row[i]!.length)));
+  console.log(`\n## ${title}`);
+  for (const [i, row] of table.entries()) {
+    console.log(
+      row
+        .map((cell, j) => cell.padEnd(widths[j]!))
+        .join('  ')
+        .trimEnd(),
+    );
+    if (i === 0) console.log(widths.map((w) => '-'.repeat(w)).join('  '));
+  }
+  const file = process.env['BENCH_RESULTS'];
+  if (file) for (const r of rows) fs.appendFileSync(file, `${JSON.stringify({ bench: title, ...r })}\n`);
+  return rows.every((r) => r.pass !== false);
+}
+
+export const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+};
+
+/** The machine's load averages as a string (measurements here share 2 cores with other work). */
+export const loadAverage = (): string =>
+  os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');

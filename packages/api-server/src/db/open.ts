@@ -44,8 +44,26 @@ export function openDatabase(
   sqlite.pragma('cache_size = -2000');
   sqlite.pragma('busy_timeout = 5000');
   const db = drizzle(sqlite, { schema });
-  if (options.migrate !== false) migrate(db, { migrationsFolder: MIGRATIONS_DIR });
+  if (options.migrate !== false && !atLatestMigration(sqlite))
+    migrate(db, { migrationsFolder: MIGRATIONS_DIR });
   return { sqlite, db, close: () => sqlite.close() };
+}
+
+/**
+ * Whether the newest shipped migration is already applied: drizzle's migrator would then apply
+ * nothing, after reading and hashing every migration file (the usual start; skipping it saves that).
+ */
+function atLatestMigration(sqlite: Database.Database): boolean {
+  const newest = migrationJournal().at(-1)?.when;
+  if (newest === undefined) return false;
+  const table = sqlite
+    .prepare("select 1 from sqlite_master where type = 'table' and name = '__drizzle_migrations'")
+    .get();
+  if (!table) return false;
+  const applied = sqlite.prepare('select max(created_at) as at from __drizzle_migrations').get() as {
+    at: number | string | null;
+  };
+  return applied.at !== null && Number(applied.at) === newest;
 }
 
 interface JournalEntry {

@@ -5,6 +5,7 @@ import type { AppContext } from '../context.ts';
 import { apiTokens, users } from '../db/schema.ts';
 import { unauthorized } from '../http/errors.ts';
 import type { Actor } from './audit.ts';
+import { CredentialCache } from './credential-cache.ts';
 import type { Lockout } from './lockout.ts';
 import type { Passwords } from './passwords.ts';
 import { TOKEN_PATTERN, lowerRole, sameDigest, tokenHash } from './tokens.ts';
@@ -22,9 +23,11 @@ interface CredentialRow {
 }
 
 /**
- * Resolves credentials to an Actor. Tokens are looked up on every request (no cache), so
- * revocation and owner deletion act at once. A token's use is noted in memory (`usage`, at most
- * once a minute per token), never written by the request.
+ * Resolves credentials to an Actor. A bearer token's answer comes from the database, or from a
+ * small cache of earlier answers that every change to `api_tokens` or `users` clears within the
+ * write itself (credential-cache.ts): revocation, owner deletion and a lower role act on the very
+ * next request, as they do without it (08 §3.2; docs/decisions/performance.md). A token's use is
+ * noted in memory (`usage`, at most once a minute per token), never written by the request.
  */
 export class Authenticator {
   private adminKnown = false;
@@ -64,10 +67,11 @@ export class Authenticator {
     return this.adminKnown;
   }
 
-  /** Forget the cached answer (after a config import replaced the accounts). */
+  /** Forget the cached answers (after a config import replaced the accounts). */
   resetAdminCache(): void {
     this.adminKnown = false;
     this.usage.reset();
+    this.credentials?.clear();
   }
 
   /** The Unix-socket caller: the local administrator, acting as the admin account. */
@@ -83,12 +87,25 @@ export class Authenticator {
   }
 
   private credentialLookup: Statement | null = null;
+  private credentials: CredentialCache | null = null;
+
+  /** How many token answers the cache holds (tests check that it is in use). */
+  get cachedCredentials(): number {
+    return this.credentials?.size ?? 0;
+  }
 
   bearer(raw: string): Actor {
     if (!TOKEN_PATTERN.test(raw)) throw unauthorized();
     const digest = tokenHash(raw);
-    // Looked up on every request (08 §3.2: no cache, so revocation and owner deletion act at once):
-    // one prepared statement, the owner by a primary-key subquery (a join made SQLite build a
+    this.credentials ??= new CredentialCache(this.ctx.sqlite, this.ctx.clock);
+    const cached = this.credentials.get(digest);
+    if (cached !== undefined) {
+      const now = this.ctx.clock.now();
+      if (cached.expiresAt !== null && cached.expiresAt <= now.toISOString()) throw unauthorized();
+      if (cached.actor.tokenId !== null) this.usage.seen(cached.actor.tokenId, now);
+      return { ...cached.actor };
+    }
+    // One prepared statement, the owner by a primary-key subquery (a join made SQLite build a
     // Bloom filter over all users on every run).
     this.credentialLookup ??= this.ctx.sqlite.prepare(
       `select t.id as tokenId, t.token_hash as tokenHash, t.role as tokenRole, t.expires_at as expiresAt,
@@ -103,7 +120,15 @@ export class Authenticator {
     if (found.expiresAt !== null && found.expiresAt <= now.toISOString()) throw unauthorized();
     this.usage.seen(found.tokenId, now);
     const role = lowerRole(found.tokenRole, found.userRole);
-    return { kind: 'user', userId: found.userId, username: found.username, role, tokenId: found.tokenId };
+    const actor: Actor = {
+      kind: 'user',
+      userId: found.userId,
+      username: found.username,
+      role,
+      tokenId: found.tokenId,
+    };
+    this.credentials.set(digest, { actor, expiresAt: found.expiresAt });
+    return { ...actor };
   }
 
   /** Basic credentials (POST /tokens only), with the lock-out. */

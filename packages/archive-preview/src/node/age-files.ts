@@ -2,7 +2,7 @@
  * `secrets.age` / `identity.age` (01 §1.5, §4.8) through the `age-encryption` library: binary age
  * files with exactly one scrypt recipient at work factor 2^16.
  */
-import { Decrypter, Encrypter, type Identity, type Stanza } from 'age-encryption';
+import type { Identity, Stanza } from 'age-encryption';
 import { LIMITS } from '../core/limits.ts';
 import type { OpenOutcome } from '../core/secrets.ts';
 
@@ -12,6 +12,8 @@ export async function encryptWithPassphrase(
   plaintext: string | Uint8Array,
   passphrase: string,
 ): Promise<Uint8Array> {
+  // Loaded on first use, not at the service's start (docs/decisions/performance.md).
+  const { Encrypter } = await import('age-encryption');
   const e = new Encrypter();
   e.setPassphrase(passphrase);
   e.setScryptWorkFactor(SCRYPT_WORK_FACTOR);
@@ -50,6 +52,7 @@ export async function openAgeFile<T>(
 ): Promise<OpenOutcome<T>> {
   if (bytes.byteLength > LIMITS.ageFileBytes)
     return { kind: 'unreadable', reason: 'it is larger than 32 MiB' };
+  const { Decrypter } = await import('age-encryption');
   const d = new Decrypter();
   d.addIdentity(stanzaInspector);
   d.addPassphrase(passphrase);

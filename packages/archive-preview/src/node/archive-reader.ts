@@ -12,8 +12,10 @@ import path from 'node:path';
 import { type Readable, Transform, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import zlib from 'node:zlib';
-import { AppError } from '@appliance/common';
-import { Parser, type ReadEntry } from 'tar';
+import { createRequire } from 'node:module';
+import { AppError, onFirstUse } from '@appliance/common';
+import type * as Tar from 'tar';
+import type { Parser, ReadEntry } from 'tar';
 import { checkEntryName, checkTopLevel, EntryNames, type EntryKind } from '../core/entry-rules.ts';
 import { archiveTooLarge, invalidArchive } from '../core/errors.ts';
 import { LIMITS } from '../core/limits.ts';
@@ -42,6 +44,9 @@ export interface ReadArchiveOptions {
   extractTo?: string;
   signal?: AbortSignal;
 }
+
+/** `tar` is loaded on the first archive read, not at the service's start (docs/decisions/performance.md). */
+const tar = onFirstUse(() => createRequire(import.meta.url)('tar') as typeof Tar);
 
 const FILE_TYPES = new Set(['File', 'OldFile', 'ContiguousFile']);
 const IN_MEMORY = new Set(['manifest.json', 'secrets.age', 'identity.age']);
@@ -117,7 +122,12 @@ class TarSink extends Writable {
     super();
     this.options = options;
     this.stateDbPath = path.join(options.tempDir, 'state.db');
-    this.parser = new Parser({ strict: true, zstd: false, brotli: false, maxMetaEntrySize: 1024 * 1024 });
+    this.parser = new (tar().Parser)({
+      strict: true,
+      zstd: false,
+      brotli: false,
+      maxMetaEntrySize: 1024 * 1024,
+    });
     this.parser.on('entry', (entry: ReadEntry) => this.onEntry(entry));
     this.parser.on('ignoredEntry', (entry: ReadEntry) => {
       this.fail(

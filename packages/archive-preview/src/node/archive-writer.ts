@@ -9,7 +9,9 @@ import type { FileHandle } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import zlib from 'node:zlib';
-import { Header, Pax } from 'tar';
+import { createRequire } from 'node:module';
+import { onFirstUse } from '@appliance/common';
+import type * as Tar from 'tar';
 import { renderManifest } from '../core/manifest.ts';
 
 export type ArchiveEntry =
@@ -23,10 +25,14 @@ export interface ArchiveMeta {
   appVersion: string;
 }
 
+/** `tar` is loaded on the first archive written, not at the service's start (docs/decisions/performance.md). */
+const tar = onFirstUse(() => createRequire(import.meta.url)('tar') as typeof Tar);
+
 const BLOCK = 512;
 const CHUNK = 1024 * 1024;
 
 function header(name: string, size: number, mtime: Date): Buffer[] {
+  const { Header, Pax } = tar();
   const h = new Header({
     path: name,
     mode: 0o600,

@@ -4,11 +4,15 @@
  * arrive; the first failure answers at once, without reading the rest of the body.
  */
 import type { IncomingHttpHeaders } from 'node:http';
+import { createRequire } from 'node:module';
 import { type Readable, Transform } from 'node:stream';
-import { AppError, badRequest, clientDisconnected } from '@appliance/common';
-import busboy from 'busboy';
+import { AppError, badRequest, clientDisconnected, onFirstUse } from '@appliance/common';
+import type busboyType from 'busboy';
 import { archiveTooLarge } from '../core/errors.ts';
 import { LIMITS } from '../core/limits.ts';
+
+/** busboy is loaded on the first upload, not at the service's start (docs/decisions/performance.md). */
+const busboy = onFirstUse(() => createRequire(import.meta.url)('busboy') as typeof busboyType);
 
 export interface Upload<T> {
   result: T;
@@ -57,10 +61,10 @@ export function receiveUpload<T>(
     const fields: Record<string, string> = {};
     let bodyDone = false;
 
-    let bb: busboy.Busboy;
+    let bb: busboyType.Busboy;
     try {
       checkContentLength(headers);
-      bb = busboy({
+      bb = busboy()({
         headers,
         limits: {
           fieldSize: (extra.length > 0 ? EXTRA_FIELD_BYTES : 4096) + 1,

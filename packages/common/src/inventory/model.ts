@@ -47,7 +47,15 @@ export interface StoredIdentity {
   sizeBytes: number | null;
 }
 
-/** Provides a fresh inventory on every call (no cache across calls). */
+export interface InventoryReadOptions {
+  /**
+   * Reuse an earlier `blkid -p` fallback probe's answer for a node that provably has not changed
+   * since (probe-memory.ts). Only for reads that list: never for a read a write or a plan depends on.
+   */
+  reuseProbes?: boolean;
+}
+
+/** Provides a fresh inventory on every call (sysfs, udev, mounts, by-id read again each time). */
 export interface InventoryReader {
-  read(): Promise<DiskInventory>;
+  read(options?: InventoryReadOptions): Promise<DiskInventory>;
 }

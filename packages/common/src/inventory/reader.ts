@@ -7,9 +7,16 @@ import type { HostPaths } from '../host-paths.ts';
 import { identityFromLinks, isPartitionLink } from './by-id.ts';
 import { type BlockNode, type SystemMount, SYSTEM_TARGETS, resolveSystemDisks } from './boot.ts';
 import { isForeignStick } from './foreign-stick.ts';
-import type { DiskInventory, DiskInventoryEntry, InventoryReader, PartitionEntry } from './model.ts';
+import type {
+  DiskInventory,
+  DiskInventoryEntry,
+  InventoryReadOptions,
+  InventoryReader,
+  PartitionEntry,
+} from './model.ts';
 import { type MountInfoEntry, lastMountAt, mountHolding, parseMountInfo, parseSwaps } from './mounts.ts';
 import { type ProbeResult, probeWithBlkid } from './probe.ts';
+import { ProbeMemory } from './probe-memory.ts';
 import { NO_FILESYSTEM, parseUdevRecord } from './udev.ts';
 
 export { isForeignStick, isUnraidLabel } from './foreign-stick.ts';
@@ -50,15 +57,20 @@ interface RawNode extends BlockNode {
 }
 
 /**
- * Creates the sysfs/udev inventory reader (03 §2.2–§2.5). Every call reads a fresh inventory;
- * nothing is cached. It never opens a disk except for the `blkid -p` fallback when udev has no
- * record of a node.
+ * Creates the sysfs/udev inventory reader (03 §2.2–§2.5). Every call reads a fresh inventory. It
+ * never opens a disk except for the `blkid -p` fallback when udev has no record of a node; a read
+ * with `reuseProbes` (a listing, never a read a write depends on) reuses an earlier fallback
+ * probe's answer for a node that provably has not changed since (probe-memory.ts).
  */
 export function createInventoryReader(options: InventoryReaderOptions): InventoryReader {
-  return { read: () => readInventory(options) };
+  const memory = new ProbeMemory(options.paths.sysClassBlock, options.paths.devDir);
+  return { read: (read) => readInventory(options, { ...read, memory }) };
 }
 
-export async function readInventory(options: InventoryReaderOptions): Promise<DiskInventory> {
+export async function readInventory(
+  options: InventoryReaderOptions,
+  read: InventoryReadOptions & { memory?: ProbeMemory } = {},
+): Promise<DiskInventory> {
   const { paths } = options;
   const labMode = options.lab?.enabled === true;
   const names = await listBlockNames(paths.sysClassBlock);
@@ -154,7 +166,9 @@ export async function readInventory(options: InventoryReaderOptions): Promise<Di
   const facts = await probeNodes(
     listed.flatMap((disk) => [disk, ...(partitionsOf.get(disk.name) ?? [])]),
     options,
+    read,
   );
+  read.memory?.keepOnly(new Set(graph.keys()));
   const entries = await Promise.all(
     listed.map((disk) =>
       buildEntry(disk, {
@@ -273,10 +287,14 @@ async function buildEntry(disk: RawNode, input: EntryInputs): Promise<DiskInvent
   return entry;
 }
 
-/** udev record first; batched `blkid -p -o export` only for the nodes udev has no record of. */
+/**
+ * udev record first; batched `blkid -p -o export` only for the nodes udev has no record of (with
+ * `reuseProbes`, only for those that may have changed since their last probe).
+ */
 async function probeNodes(
   nodes: readonly RawNode[],
   options: InventoryReaderOptions,
+  read: InventoryReadOptions & { memory?: ProbeMemory },
 ): Promise<Map<string, ProbeResult>> {
   const facts = new Map<string, ProbeResult>();
   const records = await Promise.all(
@@ -291,13 +309,30 @@ async function probeNodes(
     return false;
   });
   if (unknown.length === 0) return facts;
+  const memory = read.memory;
+  const before = new Map<string, string | null>();
+  const toProbe: RawNode[] = [];
+  for (const node of unknown) {
+    const fingerprint = memory ? memory.fingerprint(node) : null;
+    const recalled = read.reuseProbes ? memory?.recall(node.name, fingerprint) : undefined;
+    if (recalled !== undefined) facts.set(node.name, recalled);
+    else {
+      before.set(node.name, fingerprint);
+      toProbe.push(node);
+    }
+  }
+  if (toProbe.length === 0) return facts;
   const pathOf = (node: RawNode) => path.join(options.paths.devDir, node.name);
-  const probed = await probeWithBlkid(unknown.map(pathOf), {
+  const probed = await probeWithBlkid(toProbe.map(pathOf), {
     runner: options.runner,
     concurrency: options.blkidConcurrency ?? Math.min(8, os.availableParallelism()),
     timeoutMs: options.blkidTimeoutMs ?? 10_000,
   });
-  for (const node of unknown) facts.set(node.name, probed.get(pathOf(node)) ?? 'failed');
+  for (const node of toProbe) {
+    const result = probed.get(pathOf(node)) ?? 'failed';
+    facts.set(node.name, result);
+    memory?.remember(node.name, before.get(node.name) ?? null, memory.fingerprint(node), result);
+  }
   return facts;
 }
 

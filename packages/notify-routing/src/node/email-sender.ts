@@ -1,4 +1,3 @@
-import nodemailer from 'nodemailer';
 import type { EmailDelivery } from '../core/delivery-request.ts';
 import type { SendResult } from './http-sender.ts';
 
@@ -6,6 +5,8 @@ const MAX_ERROR_LENGTH = 200;
 
 /** Send one e-mail over SMTP with nodemailer (STARTTLS required or skipped as configured). */
 export async function sendEmail(request: EmailDelivery, timeoutMs: number): Promise<SendResult> {
+  // Loaded on the first e-mail, not at the service's start (docs/decisions/performance.md).
+  const { default: nodemailer } = await import('nodemailer');
   const transport = nodemailer.createTransport({
     host: request.host,
     port: request.port,

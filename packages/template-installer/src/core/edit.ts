@@ -1,17 +1,9 @@
 /** The GPU edit (02 §5.5) and container settings (§7) on the template's YAML document. */
 import { AppError } from '@appliance/common';
-import {
-  type Document,
-  isMap,
-  isScalar,
-  isSeq,
-  parseDocument,
-  Scalar,
-  type YAMLMap,
-  type YAMLSeq,
-} from 'yaml';
+import type { Document, Scalar, YAMLMap, YAMLSeq } from 'yaml';
 import type { Template } from './template.ts';
 import { YAML_OPTIONS } from './yaml-doc.ts';
+import { yaml } from './yaml-lib.ts';
 
 export type RestartPolicy = 'no' | 'always' | 'unless-stopped' | 'on-failure';
 
@@ -28,6 +20,7 @@ export interface GpuEdit {
 }
 
 const quoted = (value: string): Scalar => {
+  const { Scalar } = yaml();
   const s = new Scalar(value);
   s.type = Scalar.QUOTE_DOUBLE;
   return s;
@@ -54,6 +47,7 @@ function appendUnique(
   template: Template,
   at: string,
 ): void {
+  const { isScalar, isSeq } = yaml();
   const node = svc.get(key, true);
   if (node === undefined || (isScalar(node) && node.value === null)) {
     const list = doc.createNode([]) as YAMLSeq;
@@ -78,6 +72,7 @@ export function editCompose(template: Template, settings: Settings, gpu: GpuEdit
     settings.cpus !== undefined ||
     settings.memoryMiB !== undefined;
   if (!changes) return template.text;
+  const { isMap, isScalar, parseDocument } = yaml();
   const doc = parseDocument(template.text, YAML_OPTIONS);
   const services = doc.get('services', true);
   if (!isMap(services)) throw templateInvalid(template, 'services is not a mapping', 'services');

@@ -3,11 +3,11 @@
  * bytes with the compose tool's rules (02 §6.1). Anything outside the subset throws
  * OutsideSubset so the caller runs the tool instead.
  */
-import { isScalar, isSeq, visit } from 'yaml';
 import { type ComposeFlavour, parseEnvFile } from './env-file.ts';
 import { OutsideSubset, substituteTree } from './interpolate.ts';
 import { publishedPorts } from './ports.ts';
 import { isPlainObject, parseComposeYaml, YamlProblem } from './yaml-doc.ts';
+import { yaml } from './yaml-lib.ts';
 
 export interface StackFiles {
   compose: string;
@@ -48,6 +48,7 @@ export function stackPorts(
   }
   if (flavour === 'v1') {
     // Plain port scalars YAML 1.1 would read as numbers.
+    const { isScalar, isSeq, visit } = yaml();
     visit(doc, {
       Pair(_k, pair) {
         if (isScalar(pair.key) && pair.key.value === 'ports' && isSeq(pair.value)) {

@@ -1,5 +1,6 @@
 /** Compose YAML: one document, anchors/aliases/merges allowed, no tags (02 §1.2). */
-import { type Document, isCollection, isNode, isScalar, parseAllDocuments, visit } from 'yaml';
+import type { Document } from 'yaml';
+import { yaml } from './yaml-lib.ts';
 
 export interface ParsedYaml {
   doc: Document.Parsed;
@@ -18,6 +19,7 @@ export const YAML_OPTIONS = { merge: true, uniqueKeys: true, prettyErrors: false
 
 /** Parses one Compose document or throws YamlProblem saying why it cannot be used. */
 export function parseComposeYaml(text: string): ParsedYaml {
+  const { isCollection, isNode, isScalar, parseAllDocuments, visit } = yaml();
   const docs = parseAllDocuments(text, YAML_OPTIONS);
   const list = Array.isArray(docs) ? docs : [];
   if (list.length === 0) throw new YamlProblem('the file holds no YAML document');

@@ -3,9 +3,9 @@
  * detected once and remembered; the config check; the `config` fallback for reading ports.
  */
 import { AppError, type CommandRunner, type CommandResult } from '@appliance/common';
-import { parse as parseYaml } from 'yaml';
 import type { ComposeFlavour } from '../core/env-file.ts';
 import { publishedPorts } from '../core/ports.ts';
+import { yaml } from '../core/yaml-lib.ts';
 
 export interface ComposeToolInfo {
   flavour: ComposeFlavour;
@@ -151,7 +151,7 @@ export function createComposeTool(
           : [...base(tool, stack), 'config'];
       const r = await run(tool, args);
       if (r.exitCode !== 0) throw new Error(`compose config failed: ${r.stderr.slice(0, 300)}`);
-      const model = tool.flavour === 'v2' ? JSON.parse(r.stdout) : parseYaml(r.stdout);
+      const model = tool.flavour === 'v2' ? JSON.parse(r.stdout) : yaml().parse(r.stdout);
       return publishedPorts(model);
     },
   };

@@ -7,7 +7,7 @@ import { createPublicKey, randomBytes, verify } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { zstdDecompressSync } from 'node:zlib';
-import { Parser, type ReadEntry } from 'tar';
+import type { ReadEntry } from 'tar';
 
 export const ARCHIVE_MAX_BYTES = 64 * 1024 * 1024;
 export const UNPACKED_MAX_BYTES = 256 * 1024 * 1024;
@@ -124,6 +124,8 @@ export async function unpackCatalogArchive(archive: Buffer): Promise<UnpackedCat
   let entries = 0;
   let total = 0;
   let problem: string | null = null;
+  // tar is loaded on the first refresh, not at the service's start (docs/decisions/performance.md)
+  const { Parser } = await import('tar');
   await new Promise<void>((resolve, reject) => {
     const parser = new Parser({
       strict: true,

@@ -19,8 +19,10 @@ import {
   TemplateParams,
 } from './schemas.ts';
 import { sourceRoutes } from './sources.ts';
-import { catalogFor, installerFor } from './service.ts';
 import { createSqliteStackStore, ensureBuiltinSource } from './store.ts';
+
+/** The installer and the catalog reader (template-installer's heavy half) load on the first apps request. */
+const service = () => import('./service.ts');
 
 const errors = {
   400: { description: 'Bad input' },
@@ -73,7 +75,7 @@ export const feature: Feature = {
           if (r.id === null) continue;
           byTemplate.set(r.id, [...(byTemplate.get(r.id) ?? []), r.name]);
         }
-        return ok(await catalogFor(ctx).view(byTemplate));
+        return ok(await (await service()).catalogFor(ctx).view(byTemplate));
       },
     }),
     defineRoute({
@@ -87,7 +89,7 @@ export const feature: Feature = {
       responses: { 200: { description: 'The plan', schema: PlanSchema }, ...errors },
       handler: async ({ ctx, params, body }) => {
         const { planDigest: _ignored, ...request } = body; // 02 §2: install only
-        return ok(await installerFor(ctx).preview(params.id, request));
+        return ok(await (await service()).installerFor(ctx).preview(params.id, request));
       },
     }),
     defineRoute({
@@ -110,7 +112,7 @@ export const feature: Feature = {
         const progress = installProgress(ctx, body.name ?? params.id);
         const options = { audit: auditWith(ctx, actor), onStep: progress.onStep };
         try {
-          const result = await installerFor(ctx).install(params.id, body, options);
+          const result = await (await service()).installerFor(ctx).install(params.id, body, options);
           recordStackFiles(ctx, result.stack.name);
           // The spaced events drain after the answer: progress never delays the install itself.
           void progress.finish(true);
@@ -134,7 +136,9 @@ export const feature: Feature = {
           body.env === undefined
             ? { name: body.name, compose: body.compose }
             : { name: body.name, compose: body.compose, env: body.env };
-        const stack = await installerFor(ctx).createStack(input, { audit: auditWith(ctx, actor) });
+        const stack = await (await service())
+          .installerFor(ctx)
+          .createStack(input, { audit: auditWith(ctx, actor) });
         recordStackFiles(ctx, stack.name);
         return created(stack);
       },
@@ -151,7 +155,7 @@ export const feature: Feature = {
           schema: v.object({ stacks: v.array(StackSchema) }),
         },
       },
-      handler: async ({ ctx }) => ok({ stacks: await installerFor(ctx).listStacks() }),
+      handler: async ({ ctx }) => ok({ stacks: await (await service()).installerFor(ctx).listStacks() }),
     }),
     ...sourceRoutes,
   ],

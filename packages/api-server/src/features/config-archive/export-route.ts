@@ -1,12 +1,10 @@
 /** `POST /config/export` (01 §2): streams an archive of the live installation. */
 import { Readable } from 'node:stream';
-import { startExport } from '@appliance/archive-preview';
 import { badRequest } from '@appliance/common';
 import type { Context } from 'hono';
 import { defineRoute } from '../../http/route.ts';
 import type { Actor } from '../../services/audit.ts';
 import type { AppContext } from '../../context.ts';
-import { exportDeps } from './deps.ts';
 
 const MAX_BODY = 64 * 1024;
 
@@ -57,6 +55,7 @@ export function exportRoute(appVersion: () => string) {
     },
     handler: async ({ ctx, actor, c }) => {
       await checkEmptyBody(c);
+      const { exportDeps, startExport } = await import('./work.ts');
       let result: Awaited<ReturnType<typeof startExport>>;
       // The stream outlives the handler: it holds the import lock until it ends (08 §14).
       const leave = ctx.gate.enter();

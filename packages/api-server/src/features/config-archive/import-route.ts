@@ -7,11 +7,10 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
-import { archiveTooLarge, importUpload, LIMITS } from '@appliance/archive-preview';
+import { archiveTooLarge, LIMITS } from '@appliance/archive-preview';
 import { AppError } from '@appliance/common';
 import { defineRoute, ok } from '../../http/route.ts';
 import { ErrorBody } from '../../http/schemas.ts';
-import { importDeps } from './deps.ts';
 import { ImportSchema } from './schemas.ts';
 
 const webBody = (raw: ReadableStream<Uint8Array> | null): Readable =>
@@ -60,6 +59,7 @@ export function importRoute(appVersion: () => string, onAccountsReplaced: () => 
           data: { operationId, operation: 'config.import', target, done, progress },
         });
       try {
+        const { importDeps, importUpload } = await import('./work.ts');
         const result = await importUpload(
           importDeps(ctx, {
             actor,

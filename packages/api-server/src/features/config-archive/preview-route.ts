@@ -5,10 +5,9 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
-import { LIMITS, archiveTooLarge, previewUpload } from '@appliance/archive-preview';
+import { LIMITS, archiveTooLarge } from '@appliance/archive-preview';
 import { AppError } from '@appliance/common';
 import { defineRoute, ok } from '../../http/route.ts';
-import { previewDeps } from './deps.ts';
 import { PreviewSchema } from './schemas.ts';
 
 const webBody = (raw: ReadableStream<Uint8Array> | null): Readable =>
@@ -35,6 +34,7 @@ export const previewRoute = defineRoute({
     const headers = incoming?.headers ?? Object.fromEntries(c.req.raw.headers.entries());
     const body: Readable = incoming ?? webBody(c.req.raw.body);
     try {
+      const { previewDeps, previewUpload } = await import('./work.ts');
       return ok(await previewUpload(previewDeps(ctx), headers, body));
     } catch (err) {
       // A failure found while the upload is still arriving is answered at once; the rest of the

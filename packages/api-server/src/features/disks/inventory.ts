@@ -3,9 +3,12 @@ import { slotIdentity } from '@appliance/array-planner';
 import type { AppContext } from '../../context.ts';
 import { listExternals, listSlots } from './store.ts';
 
-/** `GET /disks` (03 §2.6): a fresh inventory, each disk with its slot and external label. */
+/**
+ * `GET /disks` (03 §2.6): a fresh inventory, each disk with its slot and external label. A listing:
+ * probes of unchanged disks are reused (docs/decisions/performance.md).
+ */
 export async function listDisks(ctx: AppContext) {
-  const inventory = await ctx.inventory.read();
+  const inventory = await ctx.inventory.read({ reuseProbes: true });
   const slots = listSlots(ctx.db);
   const externals = listExternals(ctx.db);
   const slotOf = new Map<string, string>();

@@ -1,12 +1,5 @@
 import { destinationGroup } from '@appliance/backups';
-import {
-  type DiskLocks,
-  ejectExternal,
-  formatExternal,
-  listExternal,
-  mountExternal,
-  registerExternal,
-} from '@appliance/external-disk';
+import type { DiskLocks } from '@appliance/external-disk';
 import { created, defineRoute, ok } from '../../http/route.ts';
 import type { AppContext } from '../../context.ts';
 import type { Feature } from '../feature.ts';
@@ -21,6 +14,9 @@ import {
   NoBody,
   RegisterBody,
 } from './schemas.ts';
+
+/** The operations (probes, mkfs, wipefs runners) load on the first request that needs them. */
+const operations = () => import('@appliance/external-disk');
 
 /** A progress reporter that publishes nothing until the first update (a refusal publishes none). */
 function lazyProgress(ctx: AppContext, operation: string, target: string) {
@@ -74,7 +70,14 @@ export const feature: Feature = {
       responses: {
         200: { description: 'Registered disks by label, then candidates', schema: ExternalDiskList },
       },
-      handler: async ({ ctx, actor }) => ok({ disks: await listExternal(externalDiskDeps(ctx, actor)) }),
+      handler: async ({ ctx, actor }) => {
+        // A listing: probes of unchanged disks are reused (docs/decisions/performance.md); the
+        // register and format routes below read a fully fresh inventory.
+        const inventory = { read: () => ctx.inventory.read({ reuseProbes: true }) };
+        return ok({
+          disks: await (await operations()).listExternal({ ...externalDiskDeps(ctx, actor), inventory }),
+        });
+      },
     }),
     defineRoute({
       method: 'POST',
@@ -85,7 +88,7 @@ export const feature: Feature = {
       body: RegisterBody,
       responses: { 201: { description: 'The registered external disk', schema: ExternalDiskSchema } },
       handler: async ({ ctx, actor, body }) =>
-        created(await registerExternal(externalDiskDeps(ctx, actor), body)),
+        created(await (await operations()).registerExternal(externalDiskDeps(ctx, actor), body)),
     }),
     defineRoute({
       method: 'POST',
@@ -108,6 +111,7 @@ export const feature: Feature = {
             progress.update({ step, stepIndex: index + 1, steps: count }),
         };
         try {
+          const { formatExternal } = await operations();
           const { disk } = await formatExternal(deps, { label: params.label, ...body });
           progress.finish(true);
           return ok(disk);
@@ -130,7 +134,9 @@ export const feature: Feature = {
       },
       handler: async ({ ctx, actor, params }) => {
         const locks = holdingDisk(ctx, params.label, 'disks.external.mount', 'a mount of this external disk');
-        return ok(await mountExternal({ ...mountDeps(ctx, actor), locks }, params.label));
+        return ok(
+          await (await operations()).mountExternal({ ...mountDeps(ctx, actor), locks }, params.label),
+        );
       },
     }),
     defineRoute({
@@ -149,7 +155,9 @@ export const feature: Feature = {
           'disks.external.eject',
           'an eject of this external disk',
         );
-        return ok(await ejectExternal({ ...mountDeps(ctx, actor), locks }, params.label));
+        return ok(
+          await (await operations()).ejectExternal({ ...mountDeps(ctx, actor), locks }, params.label),
+        );
       },
     }),
   ],

@@ -9,7 +9,8 @@ import { branchStatus, buildReport } from '../core/report.ts';
 import type { BranchReport, DataDeleteArray, DataDeleteShare, DeleteOutcome } from '../core/model.ts';
 import { DATA_DELETE_SHARE_NAME } from '../core/model.ts';
 import { preflightBranches } from './preflight.ts';
-import { type DeleteProgress, deleteBranchTrees } from './tree-deleter.ts';
+import { type DeleteProgress, defaultWorkerCount, deleteBranchTrees } from './tree-deleter.ts';
+import { warmWorkers } from './worker-pool.ts';
 
 export interface ShareDataDeleteRequest {
   name: string;
@@ -55,6 +56,8 @@ export async function runShareDataDelete(
     // read again under the busy mark: the share, the array or the migration flag may have changed
     const { share, array } = checkDataDeleteTarget(name, await deps.loadShare(name), await deps.loadArray());
     const plan = planBranches(share, array.slots);
+    // the delete threads boot while the pre-flight runs its commands
+    warmWorkers(deps.workers ?? defaultWorkerCount(plan.branches.length));
     const pre = await preflightBranches(plan, deps);
     checkBranchDisks(pre.observations);
     const run = await deleteBranchTrees({

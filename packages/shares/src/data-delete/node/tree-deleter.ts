@@ -214,10 +214,17 @@ export async function deleteBranchTrees(options: TreeDeleteOptions): Promise<Tre
           }
           continue;
         }
-        // split a subtree between threads while there are fewer tasks waiting than other threads
-        const otherThreads = workerCount - running.size - 1;
+        // Split a subtree between threads while fewer tasks wait than there are threads: work is
+        // handed out in smaller pieces as the queue runs short, so that at the end of a branch no
+        // thread idles while another finishes a large subtree alone. The queue stays short (a split
+        // adds one directory's subdirectories, and only while fewer than `workerCount` wait).
         let mode = item.mode;
-        if (mode === 'tree' && node.names.length < MAX_SPLIT_DEPTH && queue.length < otherThreads)
+        if (
+          mode === 'tree' &&
+          workerCount > 1 &&
+          node.names.length < MAX_SPLIT_DEPTH &&
+          queue.length < workerCount
+        )
           mode = 'split';
         const worker = idle.pop()!;
         running.set(node.id, { node, mode });

@@ -65,6 +65,17 @@ export function borrowWorkers(count: number): Worker[] {
   return out;
 }
 
+/**
+ * Makes sure `count` threads are idle in the pool, starting the missing ones now: a delete calls
+ * this before its pre-flight, so that the threads boot while `findmnt` and `blkid` run instead of
+ * after them. Threads nobody borrows end after IDLE_MS, like returned ones.
+ */
+export function warmWorkers(count: number): void {
+  for (let missing = count - idle.length; missing > 0; missing--) {
+    returnWorker(new Worker(workerModule(), { stdout: false, stderr: false, resourceLimits: WORKER_LIMITS }));
+  }
+}
+
 /** Gives a healthy thread back (its listeners removed); it ends after IDLE_MS unused. */
 export function returnWorker(worker: Worker): void {
   worker.removeAllListeners('message');
