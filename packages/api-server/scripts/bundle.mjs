@@ -84,18 +84,24 @@ const result = await esbuild.build({
   logLevel: 'warning',
 });
 if (values.metafile) fs.writeFileSync(values.metafile, JSON.stringify(result.metafile));
-fs.writeFileSync(path.join(outdir, 'start.json'), `${JSON.stringify(startSummary(result.metafile), null, 1)}\n`);
+fs.writeFileSync(
+  path.join(outdir, 'start.json'),
+  `${JSON.stringify(startSummary(result.metafile), null, 1)}\n`,
+);
 
 /** The output files loaded at start (static imports from the entry) and their bytes per package. */
 function startSummary(metafile) {
   const outputs = metafile.outputs;
-  const entryFile = Object.keys(outputs).find((o) => outputs[o].entryPoint !== undefined && o.endsWith('/launcher.js'));
+  const entryFile = Object.keys(outputs).find(
+    (o) => outputs[o].entryPoint !== undefined && o.endsWith('/launcher.js'),
+  );
   const atStart = new Set();
   for (const pending = [entryFile]; pending.length > 0; ) {
     const file = pending.pop();
     if (atStart.has(file)) continue;
     atStart.add(file);
-    for (const i of outputs[file].imports) if (i.kind === 'import-statement' && outputs[i.path]) pending.push(i.path);
+    for (const i of outputs[file].imports)
+      if (i.kind === 'import-statement' && outputs[i.path]) pending.push(i.path);
   }
   const packageOf = (input) =>
     /node_modules\/(?:\.pnpm\/[^/]+\/node_modules\/)?((?:@[^/]+\/)?[^/]+)/.exec(input)?.[1] ??
@@ -110,7 +116,11 @@ function startSummary(metafile) {
   const lazy = Object.keys(outputs).filter((o) => !o.endsWith('.map') && !atStart.has(o));
   const bytes = (files) => files.reduce((n, f) => n + outputs[f].bytes, 0);
   return {
-    atStart: { files: [...atStart].map((f) => path.basename(f)), bytes: bytes([...atStart]), packages: tally(atStart) },
+    atStart: {
+      files: [...atStart].map((f) => path.basename(f)),
+      bytes: bytes([...atStart]),
+      packages: tally(atStart),
+    },
     onFirstUse: { files: lazy.length, bytes: bytes(lazy), packages: tally(lazy) },
   };
 }
