@@ -2,15 +2,11 @@
  * A value made on its first use instead of at start: the way a package keeps a heavy dependency
  * (a parser, a mailer, a crypto library) off the service's start path when the code that needs it
  * is synchronous (docs/decisions/performance.md, "Start-up"). Asynchronous code simply
- * `await import('x')` where it needs it.
+ * `await import()`s the dependency where it needs it.
  *
- * ```ts
- * import { createRequire } from 'node:module';
- * import type * as Yaml from 'yaml';
- * const require = createRequire(import.meta.url);
- * const yaml = onFirstUse(() => require('yaml') as typeof Yaml);
- * yaml().parse(text);
- * ```
+ * Typical use: a `createRequire(import.meta.url)` of the dependency inside the function given
+ * here, and a call of the returned function where the dependency is needed (see
+ * `packages/template-installer`'s YAML and `packages/archive-preview`'s busboy).
  */
 export function onFirstUse<T>(make: () => T): () => T {
   let made = false;
