@@ -754,6 +754,11 @@ describe('backups on a real array, a real backup disk, real restic and a private
       await new Promise((r) => setTimeout(r, 500));
       expect(hooks.of('backup_destination_stale')).toHaveLength(1);
       expect((await s().call('GET', '/backups/plans/nightly')).body.status.stale).toBe(true);
+      // the shared condition: GET /health shows it while it holds
+      const held = (await s().call('GET', '/health')).body.conditions as { key: string; eventType: string }[];
+      expect(held.filter((c) => c.eventType === 'backup_destination_stale').map((c) => c.key)).toEqual([
+        'backup:stale:nightly',
+      ]);
       expect((await jobsOf('backup.run')).filter((j) => j.trigger === 'schedule')).toHaveLength(1);
     } finally {
       release();
@@ -764,6 +769,8 @@ describe('backups on a real array, a real backup disk, real restic and a private
     expect(caughtUp).toHaveLength(2);
     expect((await waitJob(s(), caughtUp[0]!.id, 600_000)).state).toBe('succeeded');
     expect((await s().call('GET', '/backups/plans/nightly')).body.status.stale).toBe(false);
+    const after = (await s().call('GET', '/health')).body.conditions as { eventType: string }[];
+    expect(after.filter((c) => c.eventType === 'backup_destination_stale')).toEqual([]);
     // a month after the first success: the drill is due (a run of the same day goes first)
     const first = s()
       .server.ctx.sqlite.prepare("select first_success_at as f from backup_plan_state where plan = 'nightly'")

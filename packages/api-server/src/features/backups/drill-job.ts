@@ -26,10 +26,9 @@ import {
 import { AppError, isoMillis } from '@appliance/common';
 import type { AppContext } from '../../context.ts';
 import type { JobDefinition, JobView } from '../../services/jobs.ts';
-import { jobTempDir, openPlanRestic, passwordMissing } from './adapters.ts';
-import { openDestination } from './destination.ts';
-import { planNotFound, type RunParams, watched } from './run-job.ts';
-import { readPlan, readState, recordDrill } from './store.ts';
+import { openPlanRestic } from './adapters.ts';
+import { openPlanForJob, type RunParams, watched } from './run-job.ts';
+import { readState, recordDrill } from './store.ts';
 
 /** Check groups: drill n reads data packs group (n mod 10) + 1 of 10. */
 export const CHECK_GROUPS = 10;
@@ -55,12 +54,7 @@ export function drillJob(ctx: AppContext): JobDefinition<RunParams> {
     title: 'restore drill',
     groups: (p) => [destinationGroup(p.destination)],
     async run(job, params) {
-      const plan = readPlan(ctx.db, params.plan);
-      if (!plan) throw planNotFound(params.plan);
-      if (plan.sealedPassword === null) throw passwordMissing(plan.name);
-      job.phase('destination');
-      const dest = await openDestination(ctx, plan.destination);
-      const tmp = await jobTempDir(ctx, job.id);
+      const { plan, dest, tmp } = await openPlanForJob(ctx, job, params.plan);
       const scratch = ctx.paths.real(drillScratchPath(dest.mountpoint, job.id));
       const drillNumber = readState(ctx.db, plan.name)?.drillCount ?? 0;
       const subset = `${(drillNumber % CHECK_GROUPS) + 1}/${CHECK_GROUPS}`;

@@ -30,7 +30,7 @@ import { drillJob } from './drill-job.ts';
 import { configArchiveOf, listSnapshots } from './repository.ts';
 import { restoreJob } from './restore-job.ts';
 import { planNotFound, runJob } from './run-job.ts';
-import { drillDue, planDue, planStale, registerSchedules } from './schedules.ts';
+import { drillDue, endStaleConditions, planDue, planStale, registerSchedules } from './schedules.ts';
 import {
   CreatePlanBody,
   DeletePlanBody,
@@ -152,6 +152,12 @@ const errors = {
 
 export const feature: Feature = {
   name: 'backups',
+  raises: [
+    'config_backup_failed',
+    'appdata_backup_failed',
+    'backup_destination_stale',
+    'restore_drill_failed',
+  ],
   start: async (ctx) => {
     setAppVersion((await import('../../server.ts')).VERSION);
     ctx.jobs.register(runJob(ctx));
@@ -285,6 +291,7 @@ export const feature: Feature = {
           deletePlan(db, params.name);
           ctx.audit.record(db, actor, { operation: 'backups.plan.delete', target: params.name });
         });
+        await endStaleConditions(ctx);
         return noContent();
       },
     }),

@@ -24,10 +24,8 @@ import {
 import { AppError } from '@appliance/common';
 import type { AppContext } from '../../context.ts';
 import type { JobDefinition, JobHandle } from '../../services/jobs.ts';
-import { jobTempDir, openPlanRestic, passwordMissing, stackControl } from './adapters.ts';
-import { openDestination } from './destination.ts';
-import { APPDATA_ROOT, planNotFound, watched } from './run-job.ts';
-import { readPlan } from './store.ts';
+import { openPlanRestic, stackControl } from './adapters.ts';
+import { APPDATA_ROOT, openPlanForJob, watched } from './run-job.ts';
 
 export interface RestoreParams {
   plan: string;
@@ -108,12 +106,7 @@ export function restoreJob(ctx: AppContext): JobDefinition<RestoreParams> {
     title: 'restore',
     groups: (p) => [destinationGroup(p.destination)],
     async run(job, params) {
-      const plan = readPlan(ctx.db, params.plan);
-      if (!plan) throw planNotFound(params.plan);
-      if (plan.sealedPassword === null) throw passwordMissing(plan.name);
-      job.phase('destination');
-      const dest = await openDestination(ctx, plan.destination);
-      const tmp = await jobTempDir(ctx, job.id);
+      const { plan, dest, tmp } = await openPlanForJob(ctx, job, params.plan);
       try {
         const restic = await openPlanRestic(ctx, plan, dest.repository(plan.name), tmp.dir);
         try {

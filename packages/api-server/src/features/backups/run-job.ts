@@ -32,6 +32,7 @@ import type { JobDefinition, JobHandle, JobView } from '../../services/jobs.ts';
 import { readSettings } from '../settings/index.ts';
 import { jobTempDir, openPlanRestic, passwordMissing, stackControl, writeConfigArchive } from './adapters.ts';
 import { type Destination, openDestination } from './destination.ts';
+import { endStaleConditions } from './schedules.ts';
 import {
   forgetSnapshots,
   readPlan,
@@ -68,6 +69,20 @@ export const CONFIG_FILE = 'appliance-config.tar.zst';
 
 const lostLine = (label: string) =>
   `the backup disk "${label}" stopped answering during the run (unplugged or failed): re-attach it and run the backup again`;
+
+/**
+ * The start of every job of a plan (run, drill, restore): the plan with its repository password,
+ * its destination mounted (phase `destination`) and a private temporary directory.
+ */
+export async function openPlanForJob(ctx: AppContext, job: JobHandle, name: string) {
+  const plan = readPlan(ctx.db, name);
+  if (!plan) throw planNotFound(name);
+  if (plan.sealedPassword === null) throw passwordMissing(plan.name);
+  job.phase('destination');
+  const dest = await openDestination(ctx, plan.destination);
+  const tmp = await jobTempDir(ctx, job.id);
+  return { plan, dest, tmp };
+}
 
 export function planNotFound(name: string): AppError {
   return new AppError(
@@ -364,12 +379,7 @@ export function runJob(ctx: AppContext): JobDefinition<RunParams> {
     title: 'backup',
     groups: (p) => [destinationGroup(p.destination)],
     async run(job, params) {
-      const plan = readPlan(ctx.db, params.plan);
-      if (!plan) throw planNotFound(params.plan);
-      if (plan.sealedPassword === null) throw passwordMissing(plan.name);
-      job.phase('destination');
-      const dest = await openDestination(ctx, plan.destination);
-      const tmp = await jobTempDir(ctx, job.id);
+      const { plan, dest, tmp } = await openPlanForJob(ctx, job, params.plan);
       const results: PartResult[] = [];
       let retention: RetentionResult | null = null;
       const parts = partsOf(plan);
@@ -437,6 +447,7 @@ export function runJob(ctx: AppContext): JobDefinition<RunParams> {
       await ctx.writes
         .run((db) => recordRun(db, params.plan, at, view.id, view.state))
         .catch((err: unknown) => ctx.logger.error('backup state not recorded', { error: String(err) }));
+      if (view.state === 'succeeded') await endStaleConditions(ctx);
       if (view.state !== 'failed') return;
       const scheduled = view.trigger === 'schedule';
       const details = view.error?.details as { parts?: PartResult[] } | undefined;

@@ -4,9 +4,9 @@
  * one checks staleness every quarter of an hour. A plan whose destination is busy (another job of
  * that disk: `409 job_running`) stays due and starts at a later tick.
  *
- * Staleness is a condition raised once when it starts (`backup_plan_state.stale_raised`, so a
- * restart does not raise it again) and ended by the next successful run; when the watchers'
- * `ctx.conditions` lands, the integrator moves it there.
+ * Staleness is a shared condition (`ctx.conditions`, key `backup:stale:<plan>`: raised once when
+ * it starts, shown by `GET /health`, not raised again after a restart) that the next successful
+ * run, or deleting the plan, ends; `backup_plan_state.stale_raised` keeps the plan's own view.
  */
 import {
   backupEvents,
@@ -150,17 +150,43 @@ export async function checkStaleness(ctx: AppContext): Promise<string[]> {
   for (const name of onsets) {
     const { plan, state } = entries.find((e) => e.plan.name === name)!;
     try {
-      await ctx.hooks.raise?.(
+      await ctx.conditions.hold(
+        staleKey(plan.name),
         backupEvents.destinationStale({
           plan: plan.name,
           destination: plan.destination,
           lastSuccessAt: state.lastSuccessAt,
           periodDays: periodMs(plan.schedule) / 86_400_000,
         }),
+        'backups',
       );
     } catch (err) {
       ctx.logger.error('backup_destination_stale not raised', { plan: name, error: String(err) });
     }
   }
+  await endStaleConditions(ctx);
   return onsets;
+}
+
+const STALE_PREFIX = 'backup:stale:';
+const staleKey = (plan: string) => `${STALE_PREFIX}${plan}`;
+
+/**
+ * Ends the staleness conditions of plans that are no longer stale (a run succeeded) or no longer
+ * exist (deleted). Called by the check, after every run and after a plan's deletion.
+ */
+export async function endStaleConditions(ctx: AppContext): Promise<void> {
+  const held = ctx.conditions.holding([STALE_PREFIX]);
+  if (held.length === 0) return;
+  const raised = new Set(
+    (await plansWithState(ctx)).filter(({ state }) => state.staleRaised === 1).map(({ plan }) => plan.name),
+  );
+  for (const h of held) {
+    if (raised.has(h.key.slice(STALE_PREFIX.length))) continue;
+    try {
+      await ctx.conditions.clear(h.key);
+    } catch (err) {
+      ctx.logger.error('backup_destination_stale not cleared', { key: h.key, error: String(err) });
+    }
+  }
 }

@@ -44,6 +44,10 @@ describe('observed event types', () => {
       'sync_failed',
       'sync_blocked_threshold',
       'scrub_errors_found',
+      'config_backup_failed',
+      'appdata_backup_failed',
+      'backup_destination_stale',
+      'restore_drill_failed',
     ])
       expect(o[t], t).toBe(true);
     for (const t of [
@@ -52,10 +56,6 @@ describe('observed event types', () => {
       'appliance_update_failed',
       'reboot_required',
       'certificate_renewal_failed',
-      'config_backup_failed',
-      'appdata_backup_failed',
-      'backup_destination_stale',
-      'restore_drill_failed',
     ])
       expect(o[t], t).toBe(false);
   });
@@ -70,6 +70,7 @@ describe('observed event types', () => {
         'parity:sync_blocked_threshold',
         'setup:credential_reset',
         'apps:catalog_check_failed',
+        'backups:backup_destination_stale',
         'watchers:disk_offline',
         'watchers:certificate_expiring',
       ]),
