@@ -327,6 +327,22 @@ describe('an absent body (issue 25)', () => {
     expect([format.status, format.body]).toEqual([braces.status, braces.body]);
   });
 
+  it('counts as {} for the actions whose body has only defaults or nothing (parity, mount, eject, backups)', async () => {
+    for (const path of [
+      '/disks/array/parity/sync',
+      '/disks/array/parity/scrub',
+      '/disks/external/backup1/mount',
+      '/disks/external/backup1/eject',
+      '/backups/plans/nightly/run',
+      '/backups/plans/nightly/drill',
+    ]) {
+      const r = await empty('POST', path);
+      const braces = await s.call('POST', path, {});
+      expect(r.body.code, path).not.toBe('bad_request');
+      expect([r.status, r.body.code], path).toEqual([braces.status, braces.body.code]);
+    }
+  });
+
   it('refuses an array where the body has an object: values: [], env: [], smb: [], webhookHeaders: []', async () => {
     const before = s.dumpDatabase();
     for (const [path, body, issue] of [

@@ -20,7 +20,7 @@ import { checkEntryName, checkTopLevel, EntryNames, type EntryKind } from '../co
 import { archiveTooLarge, invalidArchive } from '../core/errors.ts';
 import { LIMITS } from '../core/limits.ts';
 import { type Manifest, parseManifest, verifyChecksums } from '../core/manifest.ts';
-import { headerHidesNul, metaHidesNul } from './tar-names.ts';
+import { headerHidesNul, markNulNames, metaHidesNul } from './tar-names.ts';
 import { decodeZstdFrames } from './zstd-frames.ts';
 
 export interface ArchiveContents {
@@ -46,7 +46,11 @@ export interface ReadArchiveOptions {
 }
 
 /** `tar` is loaded on the first archive read, not at the service's start (docs/decisions/performance.md). */
-const tar = onFirstUse(() => createRequire(import.meta.url)('tar') as typeof Tar);
+const tar = onFirstUse(() => {
+  const t = createRequire(import.meta.url)('tar') as typeof Tar;
+  markNulNames(t.Header);
+  return t;
+});
 
 const FILE_TYPES = new Set(['File', 'OldFile', 'ContiguousFile']);
 const IN_MEMORY = new Set(['manifest.json', 'secrets.age', 'identity.age']);

@@ -9,11 +9,12 @@
  * NUL padding).
  *
  * The parser gives no access to a header's raw block, so `Header.prototype.decode` is wrapped once
- * (on import of this module): each decoded header is marked when its own name fields hide bytes
- * after a NUL. The reader refuses a marked entry; the pax and GNU long-name bodies it checks from
+ * (`markNulNames`, given the very `tar` module the reader parses with: the package ships an ES and a
+ * CommonJS build, each with its own `Header`): each decoded header is marked when its own name
+ * fields hide bytes after a NUL. The reader refuses a marked entry; the pax and GNU long-name bodies it checks from
  * the parser's `meta` event (`metaHidesNul`).
  */
-import { Header } from 'tar';
+import type { Header } from 'tar';
 
 const MARK = Symbol('tar name hides bytes after a NUL');
 const WRAPPED = Symbol('decode wrapped for NUL checks');
@@ -35,8 +36,11 @@ function nameFieldsHideBytes(buf: Buffer, off: number): boolean {
 }
 
 type Decode = (buf: Buffer, off: number, ex?: { path?: string }, gex?: unknown) => void;
-const proto = Header.prototype as unknown as { decode: Decode; [WRAPPED]?: true };
-if (!proto[WRAPPED]) {
+
+/** Wraps `HeaderClass.prototype.decode` (once per class) so `headerHidesNul` can answer. */
+export function markNulNames(HeaderClass: typeof Header): void {
+  const proto = HeaderClass.prototype as unknown as { decode: Decode; [WRAPPED]?: true };
+  if (proto[WRAPPED]) return;
   const decode = proto.decode;
   proto.decode = function (this: Header & { [MARK]?: boolean }, buf, off, ex, gex) {
     decode.call(this, buf, off, ex, gex);

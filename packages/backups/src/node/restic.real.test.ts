@@ -211,9 +211,19 @@ describe('the restic adapter', () => {
   it('a corrupted pack fails check (reading its data) and a verified restore, in restic’s words', async () => {
     const { snapshots } = await restic.snapshots();
     const media = snapshots.filter((s) => s.tags?.includes('share:media')).at(-1)!;
+    // the cancelled backup above leaves packs no index names (check reports and skips them): one
+    // of the indexed packs is corrupted
+    const unindexed = new Set<string>();
+    await restic.check(null, {
+      onOutput: (line) => {
+        const m = /^pack ([0-9a-f]{64}): not referenced in any index/.exec(line);
+        if (m) unindexed.add(m[1]!);
+      },
+    });
     const packs: { file: string; size: number }[] = [];
     for (const d of await fs.readdir(path.join(restic.repository, 'data'))) {
       for (const f of await fs.readdir(path.join(restic.repository, 'data', d))) {
+        if (unindexed.has(f)) continue;
         const file = path.join(restic.repository, 'data', d, f);
         packs.push({ file, size: (await fs.stat(file)).size });
       }

@@ -724,9 +724,10 @@ describe('backups on a real array, a real backup disk, real restic and a private
         trigger: string;
         state: string;
       }[];
-    // the next 03:30 slot: the scheduled run starts
+    // a day after the next 03:30 slot (a new local day whatever the hour the suite runs at: before
+    // 03:30 the next slot is still today, the day of the earlier runs): the missed slot runs once
     const plan = (await s().call('GET', '/backups/plans/nightly')).body;
-    lab.clock.setTo(new Date(Date.parse(plan.status.nextRunAt) + 1000));
+    lab.clock.setTo(new Date(Date.parse(plan.status.nextRunAt) + 86_400_000 + 1000));
     await ctx.scheduler.tick();
     const scheduled = (await jobsOf('backup.run')).find((j) => j.trigger === 'schedule');
     expect(scheduled).toBeDefined();

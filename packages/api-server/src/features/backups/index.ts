@@ -303,6 +303,7 @@ export const feature: Feature = {
       tags: ['backups'],
       params: PlanParams,
       body: NoBody,
+      emptyBody: 'object',
       responses: {
         202: { description: 'The job (Location: /api/v1/jobs/<id>)', schema: JobSchema },
         ...errors,
@@ -323,6 +324,7 @@ export const feature: Feature = {
       tags: ['backups'],
       params: PlanParams,
       body: NoBody,
+      emptyBody: 'object',
       responses: {
         202: { description: 'The job (Location: /api/v1/jobs/<id>)', schema: JobSchema },
         ...errors,

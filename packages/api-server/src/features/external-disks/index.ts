@@ -129,6 +129,7 @@ export const feature: Feature = {
       tags: ['disks'],
       params: LabelParams,
       body: NoBody,
+      emptyBody: 'object',
       responses: {
         200: { description: 'The disk, mounted (mounted: false when it already was)', schema: MountSchema },
       },
@@ -147,6 +148,7 @@ export const feature: Feature = {
       tags: ['disks'],
       params: LabelParams,
       body: NoBody,
+      emptyBody: 'object',
       responses: { 200: { description: 'What was done, and why not more', schema: EjectSchema } },
       handler: async ({ ctx, actor, params }) => {
         const locks = holdingDisk(
