@@ -52,6 +52,10 @@ describe('appliance array parity|sync|scrub and appliance jobs', () => {
     const blocked = await cli(['array', 'sync']);
     expect(blocked.code).toBe(1);
     expect(blocked.stderr).toMatch(/sync_blocked_threshold: .*60 removed files \(threshold 50\)/);
+    // stdout: the first 20 removed paths and what to do, not the whole job
+    expect(blocked.stdout).toMatch(/^Removed since the last sync \(first 20 of 60\):\n/);
+    expect(blocked.stdout.split('\n').filter((l) => /^ {2}d[12]\//.test(l))).toHaveLength(20);
+    expect(blocked.stdout).toMatch(/appliance array sync --force\n$/);
     expect((await cli(['array', 'parity'])).stdout).toMatch(/blocked since:\s+/);
     const forced = await cli(['array', 'sync', '--force']);
     expect(forced.code, forced.stderr).toBe(0);
@@ -79,7 +83,8 @@ describe('appliance array parity|sync|scrub and appliance jobs', () => {
     const r = await cli(['array', 'scrub', '--percent', '100', '--older-than', '0']);
     expect(r.code).toBe(1);
     expect(r.stdout).toContain(rel);
-    expect(r.stderr).toMatch(/scrub_errors_found: /);
+    expect(r.stdout).toMatch(/^Scrub found 1 error in:\n/);
+    expect(r.stderr).toMatch(/scrub_errors_found: The scrub found 1 error \(see above\)/);
     const usage = await cli(['array', 'scrub', '--percent', '101']);
     expect([usage.code, usage.stderr]).toEqual([
       2,

@@ -102,7 +102,9 @@ export const register: Register = (_root, app) => {
         ctx.out(job, () =>
           job.state === 'succeeded'
             ? `Parity is in sync (${iec((job.result as { bytes?: number }).bytes ?? 0)} processed).\n`
-            : jobText(job),
+            : job.state === 'blocked'
+              ? blockedText(job.result as { removedPaths?: string[] } | null)
+              : jobText(job),
         );
         jobExit(job);
       }),
@@ -148,11 +150,27 @@ export const register: Register = (_root, app) => {
             ? jobText(job)
             : errors === 0
               ? 'Scrub finished: no errors.\n'
-              : `Scrub found ${errors} errors in:\n${(r.files ?? []).map((f) => `  ${f.disk}/${f.path}\n`).join('')}Repair them from parity (snapraid -e fix) and check the disk's SMART data.\n`,
+              : `Scrub found ${errors === 1 ? '1 error' : `${errors} errors`} in:\n${(r.files ?? []).map((f) => `  ${f.disk}/${f.path}\n`).join('')}Repair them from parity (snapraid -e fix) and check the disk's SMART data.\n`,
         );
         jobExit(job);
         if (errors > 0)
-          throw new Refusal('scrub_errors_found', `The scrub found ${errors} errors (see above).`);
+          throw new Refusal(
+            'scrub_errors_found',
+            `The scrub found ${errors === 1 ? '1 error' : `${errors} errors`} (see above).`,
+          );
       }),
     );
 };
+
+/** A blocked sync: the files it would have dropped from parity (the reason follows on stderr). */
+function blockedText(result: { removedPaths?: string[] } | null): string {
+  const removed = result?.removedPaths ?? [];
+  if (removed.length === 0) return 'Parity was kept as it was.\n';
+  const shown = removed.slice(0, 20);
+  const more = removed.length - shown.length;
+  return `Removed since the last sync${more > 0 ? ` (first ${shown.length} of ${removed.length})` : ''}:\n${shown
+    .map((p) => `  ${p}\n`)
+    .join(
+      '',
+    )}${more > 0 ? '  … (appliance array sync --json, or GET /api/v1/disks/array/parity/diff)\n' : ''}Parity was kept as it was; if these deletions are intended: appliance array sync --force\n`;
+}
