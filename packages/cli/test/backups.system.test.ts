@@ -186,6 +186,8 @@ describe('appliance backups and appliance external mount|eject', () => {
     expect(u.code, u.stderr).toBe(0);
     expect(u.stdout).toMatch(/when:\s+weekly on sunday at 04:00/);
     expect(u.stdout).toMatch(/drills:\s+off/);
+    expect(u.stdout).toMatch(/next drill:\s+off\n/);
+    expect(u.stdout).toMatch(/password:\s+known \(sealed on this box/);
     expect((await cli(['backups', 'plans', 'delete', 'nightly'])).code).toBe(2);
     const d = await cli(['backups', 'plans', 'delete', 'nightly', '--confirm', 'DELETE nightly']);
     expect(d.code, d.stderr).toBe(0);

@@ -64,11 +64,22 @@ function planText(p: Plan): string {
     ['last success', st.lastSuccessAt ? relative(st.lastSuccessAt) : 'never'],
     ['next run', st.nextRunAt ? relative(st.nextRunAt) : 'off'],
     ['last drill', st.lastDrill ? `${relative(st.lastDrill.at)}, ${st.lastDrill.state}` : 'never'],
-    ['next drill', st.nextDrillAt ? relative(st.nextDrillAt) : 'after the first success'],
+    [
+      'next drill',
+      !p.drill.enabled
+        ? 'off'
+        : st.nextDrillAt
+          ? relative(st.nextDrillAt)
+          : st.lastSuccessAt
+            ? '-'
+            : 'after the first success',
+    ],
     ['stale', st.stale ? 'YES: no successful backup within twice its period' : null],
     [
       'password',
-      p.hasPassword ? null : 'NOT KNOWN HERE: import the configuration archive with its passphrase',
+      p.hasPassword
+        ? 'known (sealed on this box; in the configuration archive)'
+        : 'NOT KNOWN HERE: import the configuration archive with its passphrase',
     ],
     ['config archive', p.latestConfigArchive],
   ]);
