@@ -5,9 +5,10 @@
  * them for a consistent copy. `docker compose` (v2 plugin) or `docker-compose` (v1/v2), whichever
  * the host has; the tools get the daemon's DOCKER_HOST and friends, nothing else.
  */
+import { createRequire } from 'node:module';
 import path from 'node:path';
-import { AppError, type CommandRunner } from '@appliance/common';
-import { parse as parseYaml } from 'yaml';
+import { AppError, type CommandRunner, onFirstUse } from '@appliance/common';
+import type * as Yaml from 'yaml';
 import { bindSources } from '../core/appdata.ts';
 
 export interface ComposeCommand {
@@ -26,6 +27,9 @@ export interface StackControl {
 }
 
 const TIMEOUT_MS = 180_000;
+
+/** yaml loads on the first stack read, not at the service's start (docs/decisions/performance.md). */
+const yaml = onFirstUse(() => createRequire(import.meta.url)('yaml') as typeof Yaml);
 
 export function createStackControl(deps: {
   runner: CommandRunner;
@@ -67,7 +71,7 @@ export function createStackControl(deps: {
   return {
     async bindSources(stack) {
       const r = await compose(stack, ['config']);
-      return bindSources(parseYaml(r.stdout));
+      return bindSources(yaml().parse(r.stdout));
     },
     async running(stack) {
       const r = await deps.runner.run(
