@@ -99,3 +99,9 @@ export function defineRoute<
 export const ok = (body: unknown, status = 200): HandlerResult => ({ status, body });
 export const created = (body: unknown): HandlerResult => ({ status: 201, body });
 export const noContent = (): HandlerResult => ({ status: 204 });
+/** 202 for a started job: its view (or the contract's answer) and `Location: /api/v1/jobs/<id>`. */
+export const accepted = (job: { id: string }, body: unknown = job): HandlerResult => ({
+  status: 202,
+  body,
+  headers: { location: `/api/v1/jobs/${job.id}` },
+});

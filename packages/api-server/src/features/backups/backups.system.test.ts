@@ -8,8 +8,6 @@
 import { execFile } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { importBody, previewBody } from '@appliance/archive-preview/test-support';
@@ -22,6 +20,7 @@ import {
   startPrivateDockerd,
 } from '@appliance/lab';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEventReceiver } from '../../testing/event-receiver.ts';
 import { createLabArray, eventually, type LabArray, waitJob, writeFiles } from '../../testing/lab-array.ts';
 import { type Sandbox, startSandbox } from '../../testing/sandbox.ts';
 import { rawRequest } from '../config-archive/test-support.ts';
@@ -36,32 +35,6 @@ const EVENTS = [
   'backup_destination_stale',
   'restore_drill_failed',
 ];
-
-interface Hook {
-  eventType: string;
-  title: string;
-  message: string;
-}
-
-async function startWebhookReceiver() {
-  const received: Hook[] = [];
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      received.push(JSON.parse(Buffer.concat(chunks).toString('utf8')) as Hook);
-      res.writeHead(200).end('ok');
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/hook`,
-    received,
-    of: (type: string) => received.filter((h) => h.eventType === type),
-    close: () => new Promise<void>((r) => server.close(() => r())),
-  };
-}
 
 /** path → [sha256, mode, uid, gid] of every file and folder below `dir`. */
 async function fingerprint(dir: string): Promise<Record<string, [string, number, number, number]>> {
@@ -91,7 +64,7 @@ const du = async (dir: string) => Number((await run('du', ['-sb', dir])).stdout.
 describe('backups on a real array, a real backup disk, real restic and a private dockerd', () => {
   let lab: LabArray;
   let dockerd: PrivateDockerd;
-  let hooks: Awaited<ReturnType<typeof startWebhookReceiver>>;
+  let hooks: Awaited<ReturnType<typeof startEventReceiver>>;
   let backupDisk: LoopDisk;
   let fresh: Sandbox | null = null;
   const previousDockerHost = process.env['DOCKER_HOST'];
@@ -184,7 +157,7 @@ describe('backups on a real array, a real backup disk, real restic and a private
     dockerd = await startPrivateDockerd();
     process.env['DOCKER_HOST'] = dockerd.host;
     lab = await createLabArray({ dataDisks: 1, paritySizeMiB: 1200, dataSizeMiB: 1024 });
-    hooks = await startWebhookReceiver();
+    hooks = await startEventReceiver();
     const ch = await s().call('POST', '/notifications/channels', {
       name: 'ops',
       type: 'webhook',
@@ -741,7 +714,7 @@ describe('backups on a real array, a real backup disk, real restic and a private
     });
     expect(done.result.retention.removed).toBeGreaterThan(3);
     // three days without a success (the disk busy, so the due runs wait): stale, raised once
-    hooks.received.length = 0;
+    hooks.clear();
     const last = (await s().call('GET', '/backups/plans/nightly')).body.status.lastSuccessAt as string;
     lab.clock.setTo(new Date(Date.parse(last) + 3 * 86_400_000));
     const release = ctx.jobs.hold([`backup:${LABEL}`], { type: 'test', target: LABEL, title: 'a test hold' });

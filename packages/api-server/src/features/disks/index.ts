@@ -1,4 +1,4 @@
-import { created, defineRoute, ok } from '../../http/route.ts';
+import { accepted, created, defineRoute, ok } from '../../http/route.ts';
 import type { Feature } from '../feature.ts';
 import { getArray, setRemovalState, setupArray } from './array.ts';
 import { diskJobs } from './disk-jobs.ts';
@@ -22,12 +22,9 @@ import {
   UpgradeBody,
 } from './schemas.ts';
 
-/** 202 with the job and its Location. */
-const accepted = <T extends string>(job: { id: string; type: T }) => ({
-  status: 202 as const,
-  body: { jobId: job.id, type: job.type, status: 'queued' as const },
-  headers: { location: `/api/v1/jobs/${job.id}` },
-});
+/** 202 with the contract's answer (03 §6: jobId, type, queued) and the job's Location. */
+const acceptedDiskJob = (job: { id: string; type: string }) =>
+  accepted(job, { jobId: job.id, type: job.type, status: 'queued' });
 
 /**
  * Disks and the array (03, 08 §9–§10, issue 21): inventory, array setup, removal state, the
@@ -109,7 +106,7 @@ export const feature: Feature = {
       tags: ['disks'],
       body: UpgradeBody,
       responses: { 202: { description: 'The job (follow it at Location)', schema: UpgradeAcceptedSchema } },
-      handler: async ({ ctx, actor, body }) => accepted(await startUpgrade(ctx, actor, body)),
+      handler: async ({ ctx, actor, body }) => acceptedDiskJob(await startUpgrade(ctx, actor, body)),
     }),
     defineRoute({
       method: 'POST',
@@ -120,7 +117,7 @@ export const feature: Feature = {
       tags: ['disks'],
       body: ReplaceBody,
       responses: { 202: { description: 'The job (follow it at Location)', schema: ReplaceAcceptedSchema } },
-      handler: async ({ ctx, actor, body }) => accepted(await startReplace(ctx, actor, body)),
+      handler: async ({ ctx, actor, body }) => acceptedDiskJob(await startReplace(ctx, actor, body)),
     }),
     defineRoute({
       method: 'GET',

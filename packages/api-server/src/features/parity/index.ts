@@ -1,7 +1,7 @@
 import { conflict, isoMillis } from '@appliance/common';
 import { nextScrubDue, nextSyncDue, requireSnapraid } from '@appliance/parity';
 import type { AppContext } from '../../context.ts';
-import { defineRoute, ok } from '../../http/route.ts';
+import { accepted, defineRoute, ok } from '../../http/route.ts';
 import { ErrorBody } from '../../http/schemas.ts';
 import { listSlots, readSettings as readArraySettings } from '../disks/store.ts';
 import type { Feature } from '../feature.ts';
@@ -18,12 +18,6 @@ import {
 } from './schemas.ts';
 import { parityStatus } from './status.ts';
 import { readParitySettings, readParityState, writeParitySettings } from './store.ts';
-
-const accepted = (job: { id: string }) => ({
-  status: 202,
-  body: job,
-  headers: { location: `/api/v1/jobs/${job.id}` },
-});
 
 /** A parity disk in the array and snapraid installed, or the request is refused before any job. */
 async function requireParityArray(ctx: AppContext): Promise<void> {

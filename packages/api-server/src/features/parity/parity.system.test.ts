@@ -4,8 +4,6 @@
  * webhook receiver. The scheduled sync is driven by moving the server's clock, never by sleeping.
  */
 import { execFile } from 'node:child_process';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -21,41 +19,15 @@ import {
   waitJob,
   writeFiles,
 } from '../../testing/lab-array.ts';
+import { startEventReceiver } from '../../testing/event-receiver.ts';
 
 const run = promisify(execFile);
 const KiB = 1024;
 const MiB = 1024 * KiB;
 
-interface Hook {
-  eventType: string;
-  title: string;
-  message: string;
-  severity: string;
-}
-
-async function startWebhookReceiver() {
-  const received: Hook[] = [];
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      received.push(JSON.parse(Buffer.concat(chunks).toString('utf8')) as Hook);
-      res.writeHead(200).end('ok');
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/hook`,
-    received,
-    of: (type: string) => received.filter((h) => h.eventType === type),
-    close: () => new Promise<void>((r) => server.close(() => r())),
-  };
-}
-
 describe('parity sync and scrub on a real array', () => {
   let lab: LabArray;
-  let hooks: Awaited<ReturnType<typeof startWebhookReceiver>>;
+  let hooks: Awaited<ReturnType<typeof startEventReceiver>>;
   let files: Map<string, string>;
   const pool = () => lab.real('/mnt/user');
   const parityFile = () => lab.real('/mnt/parity1/snapraid.parity');
@@ -75,7 +47,7 @@ describe('parity sync and scrub on a real array', () => {
 
   beforeAll(async () => {
     lab = await createLabArray({ dataDisks: 2, paritySizeMiB: 1200, dataSizeMiB: 1024 });
-    hooks = await startWebhookReceiver();
+    hooks = await startEventReceiver();
     const ch = await lab.s.call('POST', '/notifications/channels', {
       name: 'parity-hook',
       type: 'webhook',
