@@ -14,8 +14,7 @@ CREATE TABLE `backup_plan_state` (
 	`drill_count` integer DEFAULT 0 NOT NULL,
 	`last_retention_at` text,
 	`last_prune_at` text,
-	`forgotten_since_prune` integer DEFAULT 0 NOT NULL,
-	`stale_raised` integer DEFAULT 0 NOT NULL
+	`forgotten_since_prune` integer DEFAULT 0 NOT NULL
 ) STRICT;
 --> statement-breakpoint
 CREATE TABLE `backup_plans` (

@@ -590,8 +590,6 @@ export const backupPlanState = sqliteTable('backup_plan_state', {
   lastRetentionAt: text('last_retention_at'),
   lastPruneAt: text('last_prune_at'),
   forgottenSincePrune: integer('forgotten_since_prune').notNull().default(0),
-  /** `backup_destination_stale` was raised and has not ended (raised once per onset). */
-  staleRaised: integer('stale_raised').notNull().default(0),
 });
 
 /** Sizes of the snapshots runs made here (restic 0.14 keeps none in the snapshot). A cache. */

@@ -18,7 +18,7 @@ import {
 import { AppError, confirmationRequired, isoMillis } from '@appliance/common';
 import { externalMountpoint } from '@appliance/external-disk';
 import type { AppContext } from '../../context.ts';
-import { created, defineRoute, noContent, ok } from '../../http/route.ts';
+import { accepted, created, defineRoute, noContent, ok } from '../../http/route.ts';
 import { ErrorBody } from '../../http/schemas.ts';
 import type { Actor } from '../../services/audit.ts';
 import type { Feature } from '../feature.ts';
@@ -30,7 +30,7 @@ import { drillJob } from './drill-job.ts';
 import { configArchiveOf, listSnapshots } from './repository.ts';
 import { restoreJob } from './restore-job.ts';
 import { planNotFound, runJob } from './run-job.ts';
-import { drillDue, endStaleConditions, planDue, planStale, registerSchedules } from './schedules.ts';
+import { checkStaleness, drillDue, planDue, planStale, registerSchedules } from './schedules.ts';
 import {
   CreatePlanBody,
   DeletePlanBody,
@@ -55,12 +55,6 @@ import {
   type StoredPlan,
   updatePlan,
 } from './store.ts';
-
-const accepted = (job: { id: string }) => ({
-  status: 202,
-  body: job,
-  headers: { location: `/api/v1/jobs/${job.id}` },
-});
 
 /** A plan as the API shows it: never its password, only whether it is known here. */
 function planView(ctx: AppContext, plan: StoredPlan) {
@@ -291,7 +285,7 @@ export const feature: Feature = {
           deletePlan(db, params.name);
           ctx.audit.record(db, actor, { operation: 'backups.plan.delete', target: params.name });
         });
-        await endStaleConditions(ctx);
+        await checkStaleness(ctx);
         return noContent();
       },
     }),

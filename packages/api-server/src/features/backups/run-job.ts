@@ -32,7 +32,7 @@ import type { JobDefinition, JobHandle, JobView } from '../../services/jobs.ts';
 import { readSettings } from '../settings/index.ts';
 import { jobTempDir, openPlanRestic, passwordMissing, stackControl, writeConfigArchive } from './adapters.ts';
 import { type Destination, openDestination } from './destination.ts';
-import { endStaleConditions } from './schedules.ts';
+import { checkStaleness } from './schedules.ts';
 import {
   forgetSnapshots,
   readPlan,
@@ -447,7 +447,7 @@ export function runJob(ctx: AppContext): JobDefinition<RunParams> {
       await ctx.writes
         .run((db) => recordRun(db, params.plan, at, view.id, view.state))
         .catch((err: unknown) => ctx.logger.error('backup state not recorded', { error: String(err) }));
-      if (view.state === 'succeeded') await endStaleConditions(ctx);
+      if (view.state === 'succeeded') await checkStaleness(ctx);
       if (view.state !== 'failed') return;
       const scheduled = view.trigger === 'schedule';
       const details = view.error?.details as { parts?: PartResult[] } | undefined;

@@ -5,8 +5,8 @@
  * that disk: `409 job_running`) stays due and starts at a later tick.
  *
  * Staleness is a shared condition (`ctx.conditions`, key `backup:stale:<plan>`: raised once when
- * it starts, shown by `GET /health`, not raised again after a restart) that the next successful
- * run, or deleting the plan, ends; `backup_plan_state.stale_raised` keeps the plan's own view.
+ * it starts, shown by `GET /health`, not raised again after a restart), the one record of it: the
+ * check after the next successful run, or after deleting the plan, ends it.
  */
 import {
   backupEvents,
@@ -132,24 +132,28 @@ export function registerSchedules(ctx: AppContext): void {
   });
 }
 
-/** Raises `backup_destination_stale` for each plan that became stale since the last check. */
+const STALE_PREFIX = 'backup:stale:';
+const staleKey = (plan: string) => `${STALE_PREFIX}${plan}`;
+
+/**
+ * Raises `backup_destination_stale` for each plan that became stale since the last check, and ends
+ * the condition of a plan that is no longer stale (a run succeeded) or no longer exists. Runs every
+ * quarter of an hour, after every run and after a plan's deletion.
+ */
 export async function checkStaleness(ctx: AppContext): Promise<string[]> {
   const entries = await plansWithState(ctx);
+  const held = new Set(ctx.conditions.holding([STALE_PREFIX]).map((h) => h.key));
   const facts = entries.map(({ plan, state }) => ({
     plan: plan.name,
     stale: planStale(ctx, plan, state),
-    raised: state.staleRaised === 1,
+    raised: held.has(staleKey(plan.name)),
   }));
   const { onsets, clears } = staleTransitions(facts);
-  const at = isoMillis(ctx.clock.now());
-  if (onsets.length + clears.length > 0)
-    await ctx.writes.run((db) => {
-      for (const p of onsets) updateState(db, p, at, { staleRaised: 1 });
-      for (const p of clears) updateState(db, p, at, { staleRaised: 0 });
-    });
-  for (const name of onsets) {
-    const { plan, state } = entries.find((e) => e.plan.name === name)!;
-    try {
+  const known = new Set(entries.map((e) => staleKey(e.plan.name)));
+  const ended = [...clears.map(staleKey), ...[...held].filter((k) => !known.has(k))];
+  try {
+    for (const name of onsets) {
+      const { plan, state } = entries.find((e) => e.plan.name === name)!;
       await ctx.conditions.hold(
         staleKey(plan.name),
         backupEvents.destinationStale({
@@ -160,33 +164,10 @@ export async function checkStaleness(ctx: AppContext): Promise<string[]> {
         }),
         'backups',
       );
-    } catch (err) {
-      ctx.logger.error('backup_destination_stale not raised', { plan: name, error: String(err) });
     }
+    for (const key of ended) await ctx.conditions.clear(key);
+  } catch (err) {
+    ctx.logger.error('backup_destination_stale not recorded', { error: String(err) });
   }
-  await endStaleConditions(ctx);
   return onsets;
-}
-
-const STALE_PREFIX = 'backup:stale:';
-const staleKey = (plan: string) => `${STALE_PREFIX}${plan}`;
-
-/**
- * Ends the staleness conditions of plans that are no longer stale (a run succeeded) or no longer
- * exist (deleted). Called by the check, after every run and after a plan's deletion.
- */
-export async function endStaleConditions(ctx: AppContext): Promise<void> {
-  const held = ctx.conditions.holding([STALE_PREFIX]);
-  if (held.length === 0) return;
-  const raised = new Set(
-    (await plansWithState(ctx)).filter(({ state }) => state.staleRaised === 1).map(({ plan }) => plan.name),
-  );
-  for (const h of held) {
-    if (raised.has(h.key.slice(STALE_PREFIX.length))) continue;
-    try {
-      await ctx.conditions.clear(h.key);
-    } catch (err) {
-      ctx.logger.error('backup_destination_stale not cleared', { key: h.key, error: String(err) });
-    }
-  }
 }

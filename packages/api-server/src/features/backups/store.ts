@@ -64,7 +64,7 @@ export function insertPlan(db: Db, name: string, spec: PlanSpec, sealedPassword:
     .run();
   db.insert(backupPlanState)
     .values({ plan: name, since: at })
-    .onConflictDoUpdate({ target: backupPlanState.plan, set: { since: at, staleRaised: 0 } })
+    .onConflictDoUpdate({ target: backupPlanState.plan, set: { since: at } })
     .run();
 }
 
@@ -104,7 +104,7 @@ export function recordRun(db: Db, plan: string, at: string, jobId: string, state
       lastRunJobId: jobId,
       lastRunAt: at,
       lastRunState: state,
-      ...(success ? { lastSuccessAt: at, firstSuccessAt: s.firstSuccessAt ?? at, staleRaised: 0 } : {}),
+      ...(success ? { lastSuccessAt: at, firstSuccessAt: s.firstSuccessAt ?? at } : {}),
     })
     .where(eq(backupPlanState.plan, plan))
     .run();
