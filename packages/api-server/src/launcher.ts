@@ -9,6 +9,7 @@ import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from './config.ts';
 import { StartupError, startServer } from './server.ts';
 import { compactAfterStart } from './memory.ts';
+import { settleCompileCache } from './compile-cache.ts';
 
 export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
 
@@ -79,6 +80,7 @@ export async function main(
     );
     const server = await startServer({ config });
     compactAfterStart();
+    settleCompileCache(io.env);
     await new Promise<void>((resolve) => {
       const stop = () => resolve();
       process.once('SIGINT', stop);

@@ -54,7 +54,7 @@ describe('appliance.service', () => {
     expect(r.stderr).toContain('no-such-launcher');
   });
 
-  it('runs the launcher as root with the state, runtime and configuration directories', () => {
+  it('runs the launcher as root with the state, runtime, configuration and cache directories', () => {
     const o = options(text);
     expect(o.get('Type')).toEqual(['exec']);
     expect(o.has('User')).toBe(false);
@@ -62,6 +62,9 @@ describe('appliance.service', () => {
     expect(o.get('RuntimeDirectory')).toEqual(['appliance']);
     expect(o.get('StateDirectory')).toEqual(['appliance']);
     expect(o.get('StateDirectoryMode')).toEqual(['0700']);
+    // the launcher keeps Node's compile cache there (bin/appliance-server)
+    expect(o.get('CacheDirectory')).toEqual(['appliance']);
+    expect(o.get('CacheDirectoryMode')).toEqual(['0700']);
     expect(o.get('KillMode')).toEqual(['control-group']);
     for (const hardening of ['NoNewPrivileges', 'RestrictSUIDSGID', 'LockPersonality', 'RestrictRealtime'])
       expect(o.get(hardening), hardening).toEqual(['yes']);

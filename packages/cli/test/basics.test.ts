@@ -338,6 +338,54 @@ describe('serve', () => {
     fs.rmSync(root, { recursive: true, force: true });
   });
 
+  it("keeps Node's compile cache in the unit's cache directory (CACHE_DIRECTORY); NODE_DISABLE_COMPILE_CACHE=1 keeps none", async () => {
+    /** Serves until the launcher has written its compile cache (about a second after start). */
+    const serveOnce = async (env: NodeJS.ProcessEnv) => {
+      const root = fs.mkdtempSync(path.join(os.tmpdir(), 'appliance-cli-serve-'));
+      const child = spawn(
+        process.execPath,
+        [
+          '--conditions=@appliance/source',
+          CLI,
+          'serve',
+          '--root',
+          root,
+          '--listen',
+          '127.0.0.1:0',
+          '--socket',
+          path.join(root, 'x.sock'),
+        ],
+        { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env['PATH'] ?? '', ...env } },
+      );
+      let out = '';
+      child.stdout.on('data', (d: Buffer) => (out += d));
+      child.stderr.on('data', (d: Buffer) => (out += d));
+      const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+      try {
+        const end = Date.now() + 30_000;
+        while (!out.includes('"msg":"listening"')) {
+          if (Date.now() > end) throw new Error(`no listening line: ${out}`);
+          await new Promise((r) => setTimeout(r, 100));
+        }
+        await new Promise((r) => setTimeout(r, 1800));
+      } finally {
+        child.kill('SIGTERM');
+      }
+      expect(await exited).toBe(0);
+      fs.rmSync(root, { recursive: true, force: true });
+    };
+    const cache = fs.mkdtempSync(path.join(os.tmpdir(), 'appliance-cli-cache-'));
+    try {
+      await serveOnce({ CACHE_DIRECTORY: path.join(cache, 'on') });
+      const files = fs.readdirSync(path.join(cache, 'on', 'node-compile-cache'), { recursive: true });
+      expect(files.length).toBeGreaterThan(0);
+      await serveOnce({ CACHE_DIRECTORY: path.join(cache, 'off'), NODE_DISABLE_COMPILE_CACHE: '1' });
+      expect(fs.existsSync(path.join(cache, 'off'))).toBe(false);
+    } finally {
+      fs.rmSync(cache, { recursive: true, force: true });
+    }
+  });
+
   it("passes the launcher's refusal on: a usage error (2) and a configuration that does not load (1)", async () => {
     const bad = await appliance(['serve', '--frobnicate']);
     expect(bad.code).toBe(2);

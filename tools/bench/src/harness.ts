@@ -130,12 +130,16 @@ export async function bareNodeRssMiB(settleMs = 2000): Promise<number> {
   }
 }
 
-/** The real service (its launcher, `appliance-server`) in a fresh sandbox root on loopback. */
+/**
+ * The real service (its launcher, `appliance-server`) in a fresh sandbox root on loopback, removed
+ * at stop; or in `options.root`, an installation a previous start left (a restart), kept at stop.
+ */
 export async function startAppliance(
   extraArgs: string[] = [],
   env: NodeJS.ProcessEnv = process.env,
+  options: { root?: string } = {},
 ): Promise<Child & { root: string; socket: string; startedMs: number }> {
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'appliance-bench-'));
+  const root = options.root ?? fs.mkdtempSync(path.join(os.tmpdir(), 'appliance-bench-'));
   const socketDir = fs.mkdtempSync('/tmp/apb-');
   const socket = path.join(socketDir, 'a.sock');
   const c = await startListening(
@@ -148,7 +152,7 @@ export async function startAppliance(
     socket,
     stop: async () => {
       await c.stop();
-      fs.rmSync(root, { recursive: true, force: true });
+      if (options.root === undefined) fs.rmSync(root, { recursive: true, force: true });
       fs.rmSync(socketDir, { recursive: true, force: true });
     },
   };
