@@ -338,7 +338,7 @@ describe('serve', () => {
     fs.rmSync(root, { recursive: true, force: true });
   });
 
-  it("keeps Node's compile cache in the unit's cache directory (CACHE_DIRECTORY); NODE_DISABLE_COMPILE_CACHE=1 keeps none", async () => {
+  it("keeps Node's compile cache in the unit's cache directory (CACHE_DIRECTORY); NODE_DISABLE_COMPILE_CACHE=1 or an unusable directory keeps none", async () => {
     /** Serves until the launcher has written its compile cache (about a second after start). */
     const serveOnce = async (env: NodeJS.ProcessEnv) => {
       const root = fs.mkdtempSync(path.join(os.tmpdir(), 'appliance-cli-serve-'));
@@ -381,6 +381,8 @@ describe('serve', () => {
       expect(files.length).toBeGreaterThan(0);
       await serveOnce({ CACHE_DIRECTORY: path.join(cache, 'off'), NODE_DISABLE_COMPILE_CACHE: '1' });
       expect(fs.existsSync(path.join(cache, 'off'))).toBe(false);
+      // a cache directory that cannot be created (Node 24.21 would spin on it): started, no cache
+      await serveOnce({ HOME: '/proc' });
     } finally {
       fs.rmSync(cache, { recursive: true, force: true });
     }
