@@ -284,7 +284,11 @@ describe('HTTPS with --url and APPLIANCE_TOKEN', () => {
 });
 
 describe('serve', () => {
-  it("hands over to the service's launcher (appliance-server): it listens, the CLI sets it up, no secret in its output, it stops on SIGTERM", async () => {
+  /**
+   * `appliance serve` in a fresh root on loopback, with only PATH and `env` in its environment;
+   * resolves once it printed its listening line. `stop()` sends SIGTERM and resolves with the exit code.
+   */
+  const serve = async (env: NodeJS.ProcessEnv = {}) => {
     const root = fs.mkdtempSync(path.join(os.tmpdir(), 'appliance-cli-serve-'));
     const socket = path.join(root, 'run', 'x.sock');
     const child = spawn(
@@ -300,19 +304,34 @@ describe('serve', () => {
         '--socket',
         socket,
       ],
-      { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env['PATH'] ?? '' } },
+      { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env['PATH'] ?? '', ...env } },
     );
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => (out += d));
-    child.stderr.on('data', (d: Buffer) => (out += d));
+    const served = { root, socket, url: '', out: '' };
+    child.stdout.on('data', (d: Buffer) => (served.out += d));
+    child.stderr.on('data', (d: Buffer) => (served.out += d));
     const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
-    try {
-      const end = Date.now() + 30_000;
-      while (!out.includes('"msg":"listening"')) {
-        if (Date.now() > end) throw new Error(`no listening line: ${out}`);
-        await new Promise((r) => setTimeout(r, 100));
+    const stop = () => {
+      child.kill('SIGTERM');
+      return exited;
+    };
+    const end = Date.now() + 30_000;
+    while (!served.out.includes('"msg":"listening"')) {
+      if (Date.now() > end) {
+        await stop();
+        throw new Error(`no listening line: ${served.out}`);
       }
-      const url = JSON.parse(out.split('\n').find((l) => l.includes('"msg":"listening"'))!).url as string;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const line = served.out.split('\n').find((l) => l.includes('"msg":"listening"'))!;
+    served.url = (JSON.parse(line) as { url: string }).url;
+    return { ...served, out: () => served.out, stop };
+  };
+
+  it("hands over to the service's launcher (appliance-server): it listens, the CLI sets it up, no secret in its output, it stops on SIGTERM", async () => {
+    const server = await serve();
+    const { url, socket } = server;
+    let code: number | null;
+    try {
       const r = await appliance(
         ['admin', 'create', '--username', 'admin', '--password-stdin', '--socket', socket],
         { input: 'correct horse\n' },
@@ -328,51 +347,23 @@ describe('serve', () => {
       expect(users.users.map((u) => u.username)).toEqual(['admin']);
       const list = await appliance(['token', 'list', '--socket', socket]);
       expect(list.stdout).toMatch(/\s+ci\s+admin\s+admin\s+\S.*\s+never\n/);
-      expect(out).not.toContain(token.slice(5));
-      expect(out).not.toContain('correct horse');
+      expect(server.out()).not.toContain(token.slice(5));
+      expect(server.out()).not.toContain('correct horse');
     } finally {
-      child.kill('SIGTERM');
+      code = await server.stop();
     }
-    expect(await exited).toBe(0);
+    expect(code).toBe(0);
     expect(fs.existsSync(socket)).toBe(false);
-    fs.rmSync(root, { recursive: true, force: true });
+    fs.rmSync(server.root, { recursive: true, force: true });
   });
 
   it("keeps Node's compile cache in the unit's cache directory (CACHE_DIRECTORY); NODE_DISABLE_COMPILE_CACHE=1 or an unusable directory keeps none", async () => {
     /** Serves until the launcher has written its compile cache (about a second after start). */
     const serveOnce = async (env: NodeJS.ProcessEnv) => {
-      const root = fs.mkdtempSync(path.join(os.tmpdir(), 'appliance-cli-serve-'));
-      const child = spawn(
-        process.execPath,
-        [
-          '--conditions=@appliance/source',
-          CLI,
-          'serve',
-          '--root',
-          root,
-          '--listen',
-          '127.0.0.1:0',
-          '--socket',
-          path.join(root, 'x.sock'),
-        ],
-        { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env['PATH'] ?? '', ...env } },
-      );
-      let out = '';
-      child.stdout.on('data', (d: Buffer) => (out += d));
-      child.stderr.on('data', (d: Buffer) => (out += d));
-      const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
-      try {
-        const end = Date.now() + 30_000;
-        while (!out.includes('"msg":"listening"')) {
-          if (Date.now() > end) throw new Error(`no listening line: ${out}`);
-          await new Promise((r) => setTimeout(r, 100));
-        }
-        await new Promise((r) => setTimeout(r, 1800));
-      } finally {
-        child.kill('SIGTERM');
-      }
-      expect(await exited).toBe(0);
-      fs.rmSync(root, { recursive: true, force: true });
+      const server = await serve(env);
+      await new Promise((r) => setTimeout(r, 1800));
+      expect(await server.stop()).toBe(0);
+      fs.rmSync(server.root, { recursive: true, force: true });
     };
     const cache = fs.mkdtempSync(path.join(os.tmpdir(), 'appliance-cli-cache-'));
     try {
