@@ -39,6 +39,7 @@ export async function startLabUps(
     devFile,
     render(options.vars ?? { 'ups.status': 'OL', 'battery.charge': '100', 'battery.runtime': '1800' }),
   );
+  let mtimeSeconds = Math.floor((await fs.stat(devFile)).mtimeMs / 1000);
   await fs.writeFile(
     path.join(dir, 'ups.conf'),
     `[${name}]\n  driver = dummy-ups\n  port = ${devFile}\n  desc = "lab UPS"\n  pollinterval = 1\n`,
@@ -102,6 +103,11 @@ export async function startLabUps(
     async setVars(vars) {
       // written next to it and renamed: the driver never reads half a file
       await fs.writeFile(`${devFile}.tmp`, render(vars));
+      // dummy-ups re-reads the file when its mtime in whole seconds differs from the one it last
+      // read: a change written within the same second would be missed for good. Each write gets
+      // a later second than the one before (a second ahead of the clock at most).
+      mtimeSeconds = Math.max(Math.floor(Date.now() / 1000), mtimeSeconds + 1);
+      await fs.utimes(`${devFile}.tmp`, mtimeSeconds, mtimeSeconds);
       await fs.rename(`${devFile}.tmp`, devFile);
     },
     stop,
