@@ -2,7 +2,7 @@
  * Worker thread entry of the tree deleter. The pool (worker-pool.ts) keeps these threads warm; one
  * delete operation owns a thread at a time: `begin` sets up its walker, each `task` runs with
  * synchronous fs calls (cheaper per entry than promises) and is answered with its result and the
- * failures it met, `end` releases the branch handles. Imports only node builtins and relative files
+ * failures it met, `end` closes the branch handles and is answered `ended`. Imports only node builtins and relative files
  * (loaded by Node itself, without the workspace resolver); the native addon, when the coordinator
  * found one, is loaded from the path `begin` names, and the walker falls back to its pure-JS
  * `/proc/self/fd` paths when it does not load in this thread.
@@ -78,5 +78,7 @@ port.on('message', (msg: WorkerRequest) => {
   } else {
     walker?.close();
     walker = null;
+    // the branch handles are closed: the coordinator answers only now, so a disk is never left busy
+    port.postMessage({ type: 'ended' });
   }
 });

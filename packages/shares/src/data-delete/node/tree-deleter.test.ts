@@ -97,6 +97,25 @@ describe.each(WALKERS)('deleteBranchTrees ($walker walker)', ({ walker, native }
     expect(result.branches[0]!.bytesFreed).toBeGreaterThan(0);
   });
 
+  it('answers only once no thread holds a handle below a branch (the disk can be unmounted at once)', async () => {
+    const b1 = branch('disk1', 'media');
+    const b2 = branch('disk2', 'media');
+    fill(b1.realPath, 2, 3, 20);
+    fill(b2.realPath, 2, 3, 20);
+    const below = (fd: string): boolean => {
+      try {
+        return fs.readlinkSync(`/proc/self/fd/${fd}`).startsWith(paths.real('/mnt'));
+      } catch {
+        return false; // closed since it was listed
+      }
+    };
+    for (const dryRun of [true, false]) {
+      await deleteTrees({ share: 'media', dryRun, paths, branches: [b1, b2], workers: 2 });
+      // read at once, in the same turn as the answer: nothing is closed later
+      expect(fs.readdirSync('/proc/self/fd').filter(below)).toEqual([]);
+    }
+  });
+
   it('removes symbolic links as links and never touches their targets', async () => {
     const b = branch('disk1', 'media');
     const other = paths.real('/mnt/disk1/appdata');

@@ -77,7 +77,7 @@ interface Node {
 }
 
 interface WorkerMessage {
-  type: 'progress' | 'done';
+  type: 'progress' | 'done' | 'ended';
   branch: number;
   counts?: WalkCounts;
   result?: WalkResult;
@@ -112,6 +112,31 @@ export function assertPlannedBranches(
       );
     }
   }
+}
+
+/** How long a thread may take to close its branch handles before it is ended instead of reused. */
+const RELEASE_TIMEOUT_MS = 5_000;
+
+/**
+ * Asks an idle thread to close its branch handles (`end`), and gives it back to the pool once it
+ * says so (`ended`); a thread that does not answer in time is ended.
+ */
+function release(worker: Worker): Promise<void> {
+  return new Promise((resolve) => {
+    const onMessage = (msg: WorkerMessage): void => {
+      if (msg.type !== 'ended') return;
+      clearTimeout(timer);
+      returnWorker(worker);
+      resolve();
+    };
+    const timer = setTimeout(() => {
+      worker.off('message', onMessage);
+      void worker.terminate();
+      resolve();
+    }, RELEASE_TIMEOUT_MS);
+    worker.on('message', onMessage);
+    worker.postMessage({ type: 'end' } satisfies WorkerRequest);
+  });
 }
 
 export async function deleteBranchTrees(options: TreeDeleteOptions): Promise<TreeDeleteResult> {
@@ -171,18 +196,18 @@ export async function deleteBranchTrees(options: TreeDeleteOptions): Promise<Tre
     const finish = (err?: unknown): void => {
       if (settled) return;
       settled = true;
+      const released: Promise<void>[] = [];
       for (const w of workers) {
         // a thread is reused only when it is idle and healthy; a failed operation ends its threads
         if (err || broken.has(w) || !idle.includes(w)) void w.terminate();
-        else {
-          w.postMessage({ type: 'end' } satisfies WorkerRequest);
-          returnWorker(w);
-        }
+        else released.push(release(w));
       }
       if (err) reject(err);
       else {
         progress();
-        resolve(result());
+        // answered once every thread has closed its branch handles: a caller that unmounts a disk
+        // right after the delete must not find it busy
+        void Promise.all(released).then(() => resolve(result()));
       }
     };
 
