@@ -42,6 +42,14 @@ export function backupLine(j: Job & Record<string, unknown>): string {
   return [...parts, ...extra, ...(eta ? [eta] : [])].join(' · ');
 }
 
+/** When the next drill runs: off, a time, or (before any success) after the first one. */
+function nextDrillText(p: Plan): string {
+  const st = p.status;
+  if (!p.drill.enabled) return 'off';
+  if (st.nextDrillAt) return relative(st.nextDrillAt);
+  return st.lastSuccessAt ? '-' : 'after the first success';
+}
+
 function planText(p: Plan): string {
   const what = [
     ...(p.configuration ? ['configuration'] : []),
@@ -64,16 +72,7 @@ function planText(p: Plan): string {
     ['last success', st.lastSuccessAt ? relative(st.lastSuccessAt) : 'never'],
     ['next run', st.nextRunAt ? relative(st.nextRunAt) : 'off'],
     ['last drill', st.lastDrill ? `${relative(st.lastDrill.at)}, ${st.lastDrill.state}` : 'never'],
-    [
-      'next drill',
-      !p.drill.enabled
-        ? 'off'
-        : st.nextDrillAt
-          ? relative(st.nextDrillAt)
-          : st.lastSuccessAt
-            ? '-'
-            : 'after the first success',
-    ],
+    ['next drill', nextDrillText(p)],
     ['stale', st.stale ? 'YES: no successful backup within twice its period' : null],
     [
       'password',

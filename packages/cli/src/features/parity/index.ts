@@ -145,19 +145,16 @@ export const register: Register = (_root, app) => {
           files?: Array<{ disk: string; path: string }>;
         };
         const errors = (r.dataErrors ?? 0) + (r.ioErrors ?? 0) + (r.fileErrors ?? 0);
+        const found = errors === 1 ? '1 error' : `${errors} errors`;
         ctx.out(job, () =>
           job.state !== 'succeeded'
             ? jobText(job)
             : errors === 0
               ? 'Scrub finished: no errors.\n'
-              : `Scrub found ${errors === 1 ? '1 error' : `${errors} errors`} in:\n${(r.files ?? []).map((f) => `  ${f.disk}/${f.path}\n`).join('')}Repair them from parity (snapraid -e fix) and check the disk's SMART data.\n`,
+              : `Scrub found ${found} in:\n${(r.files ?? []).map((f) => `  ${f.disk}/${f.path}\n`).join('')}Repair them from parity (snapraid -e fix) and check the disk's SMART data.\n`,
         );
         jobExit(job);
-        if (errors > 0)
-          throw new Refusal(
-            'scrub_errors_found',
-            `The scrub found ${errors === 1 ? '1 error' : `${errors} errors`} (see above).`,
-          );
+        if (errors > 0) throw new Refusal('scrub_errors_found', `The scrub found ${found} (see above).`);
       }),
     );
 };
