@@ -2,10 +2,10 @@
  * Worker thread entry of the tree deleter. The pool (worker-pool.ts) keeps these threads warm; one
  * delete operation owns a thread at a time: `begin` sets up its walker, each `task` runs with
  * synchronous fs calls (cheaper per entry than promises) and is answered with its result and the
- * failures it met, `end` closes the branch handles and is answered `ended`. Imports only node builtins and relative files
- * (loaded by Node itself, without the workspace resolver); the native addon, when the coordinator
- * found one, is loaded from the path `begin` names, and the walker falls back to its pure-JS
- * `/proc/self/fd` paths when it does not load in this thread.
+ * failures it met, `end` closes the branch handles and is answered `ended`. Imports only node
+ * builtins and relative files (loaded by Node itself, without the workspace resolver); the native
+ * addon, when the coordinator found one, is loaded from the path `begin` names, and the walker
+ * falls back to its pure-JS `/proc/self/fd` paths when it does not load in this thread.
  */
 import os from 'node:os';
 import { parentPort } from 'node:worker_threads';
