@@ -13,13 +13,16 @@
 //   tree works as the workspace does): files read next to the code (migrations, the template
 //   catalog, the native addon, worker scripts) and packages a module `createRequire`s on first use
 //   resolve exactly as in the unbundled `dist/`;
-// - better-sqlite3 stays outside (a native addon that finds itself through its own path).
+// - better-sqlite3 stays outside (a native addon that finds itself through its own path);
+// - `node:http` and `node:util` come from `process.getBuiltinModule()`, not through their ES module
+//   facades, which would load undici and node:worker_threads (below).
 //
 // It writes `dist/service/start.json`: the files the service loads at start (the entry and what it
 // imports statically) and how many bytes of each package they hold, which the cold-start benchmark
 // prints (tools/bench/api/run.ts), so that a heavy module moving onto the start path shows.
 //
 //   node scripts/bundle.mjs [--metafile FILE]
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -47,6 +50,59 @@ const ownLocation = {
           .replaceAll('import.meta.dirname', `__ownDir(${rel}, import.meta.url)`);
       }
       return { contents, loader: 'js', resolveDir: path.dirname(file) };
+    });
+  },
+};
+
+/**
+ * `node:http` and `node:util` without their ES module facades. Importing a builtin from an ES module
+ * reads every export: `http.WebSocket` (with `CloseEvent` and `MessageEvent`) is a getter that loads
+ * undici, and `util`'s exports load node:worker_threads and the diff module; together about 6 MiB
+ * of the idle service, which never uses them (docs/decisions/performance.md, "The web globals").
+ * The bundle takes these modules from `process.getBuiltinModule()` instead, with the same default
+ * and named exports (getters left out of the named ones: they stay on the default export).
+ */
+const WITHOUT_FACADE = ['http', 'util', 'crypto', 'fs', 'net', 'buffer', 'dns'];
+
+/**
+ * A builtin's exports, asked of a fresh Node process (where nothing is loaded yet): `eager` ones cost
+ * nothing to read (not a getter, not a lazy property that loads a module when read, as `util.diff`);
+ * `lazy` ones are plain functions that do (`util.parseArgs`), exported as wrappers that read them on
+ * first call. Anything else (a lazy class, `http.WebSocket`) is on the default export only; a named
+ * import of it fails the build.
+ */
+function builtinExports(name) {
+  const probe = `
+    const mod = process.getBuiltinModule('node:${name}');
+    const eager = [], lazy = [];
+    for (const key of Object.keys(mod)) {
+      if (!/^[A-Za-z_$][\\w$]*$/.test(key)) continue;
+      const before = process.moduleLoadList.length;
+      const d = Object.getOwnPropertyDescriptor(mod, key);
+      if ('value' in d && process.moduleLoadList.length === before) { eager.push(key); continue; }
+      const v = mod[key];
+      if (typeof v === 'function' && !/^class\\b/.test(Function.prototype.toString.call(v)) && !v.prototype) lazy.push(key);
+    }
+    process.stdout.write(JSON.stringify({ eager, lazy }));`;
+  return JSON.parse(execFileSync(process.execPath, ['-e', probe], { encoding: 'utf8' }));
+}
+
+const builtinsWithoutFacade = {
+  name: 'builtins-without-facade',
+  setup(build) {
+    const filter = new RegExp(`^(node:)?(${WITHOUT_FACADE.join('|')})$`);
+    build.onResolve({ filter }, (args) => ({ path: args.path.replace(/^node:/, ''), namespace: 'builtin' }));
+    build.onLoad({ filter: /.*/, namespace: 'builtin' }, (args) => {
+      const { eager, lazy } = builtinExports(args.path);
+      return {
+        contents: [
+          `const mod = process.getBuiltinModule('node:${args.path}');`,
+          'export default mod;',
+          `export const { ${eager.join(', ')} } = mod;`,
+          ...lazy.map((k) => `export function ${k}(...args) { return mod.${k}(...args); }`),
+        ].join('\n'),
+        loader: 'js',
+      };
     });
   },
 };
@@ -79,7 +135,7 @@ const result = await esbuild.build({
   keepNames: false,
   sourcemap: 'linked',
   banner: { js: banner },
-  plugins: [ownLocation],
+  plugins: [ownLocation, builtinsWithoutFacade],
   metafile: true,
   logLevel: 'warning',
 });

@@ -1,11 +1,10 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
-import https from 'node:https';
+import type * as NodeHttp from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { createAdaptorServer } from '@hono/node-server';
 import {
   type Clock,
   createInventoryReader,
@@ -36,6 +35,7 @@ import { WalSyncer } from './db/wal-syncer.ts';
 import { WriteQueue } from './db/write-queue.ts';
 import { allFeatures } from './features/index.ts';
 import { type AppEnv, createApp } from './http/app.ts';
+import { createRequestListener, type NodeBindings } from './http/node/listener.ts';
 import { type Logger, createLogger } from './logger.ts';
 import { AuditLog } from './services/audit.ts';
 import { Authenticator } from './services/auth.ts';
@@ -51,6 +51,10 @@ import { Lockout } from './services/lockout.ts';
 import { Passwords } from './services/passwords.ts';
 import { Scheduler } from './services/scheduler.ts';
 import { TOKEN_USAGE_FLUSH_MS } from './services/token-usage.ts';
+
+// node:http from Node's own loader: its ES module facade would read `http.WebSocket`, a getter that
+// loads undici (docs/decisions/performance.md, "The web globals").
+const http = process.getBuiltinModule('node:http') as typeof NodeHttp;
 
 export const VERSION = '0.1.0';
 
@@ -211,24 +215,19 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     features.flatMap((f) => f.routes),
   );
 
-  const socketServer = await listenUnix(app, config.socket);
-  let tcpServer: ReturnType<typeof createAdaptorServer> | null = null;
+  const socketServer = await listenUnix(app, config.socket, logger);
+  let tcpServer: net.Server | null = null;
   let url: string | null = null;
   if (config.listen) {
     const tls = config.tls === 'on' || (config.tls === 'auto' && !isLoopback(config.listen.host));
-    const fetch = (req: Request, env: { incoming?: { socket?: { remoteAddress?: string } } }) =>
-      app.fetch(req, {
-        ...env,
-        transport: 'tcp',
-        remoteAddress: env.incoming?.socket?.remoteAddress ?? 'unknown',
-      });
+    const listener = nodeListener(app, logger, (env) => ({
+      transport: 'tcp',
+      remoteAddress: env.incoming.socket?.remoteAddress ?? 'unknown',
+    }));
+    // node:https (and node:tls with it) loads only when the listener is TLS.
     tcpServer = tls
-      ? createAdaptorServer({
-          fetch,
-          createServer: https.createServer,
-          serverOptions: tlsMaterial(config, paths.etcDir),
-        })
-      : createAdaptorServer({ fetch });
+      ? (await import('node:https')).createServer(tlsMaterial(config, paths.etcDir), listener)
+      : http.createServer(listener);
     await new Promise<void>((resolve, reject) => {
       tcpServer!.once('error', reject);
       tcpServer!.listen(config.listen!.port, config.listen!.host, () => resolve());
@@ -254,10 +253,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
             s.close(() => resolve());
             (s as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
           });
-        await Promise.all([
-          closeServer(tcpServer as unknown as net.Server | null),
-          closeServer(socketServer),
-        ]);
+        await Promise.all([closeServer(tcpServer), closeServer(socketServer)]);
         await ctx.scheduler.stop();
         await ctx.jobs.stop();
         auth.usage.stopFlushing();
@@ -287,7 +283,7 @@ function defaultInventory(paths: HostPaths, runner: CommandRunner, config: Confi
 }
 
 /** The Unix socket: a stale file is replaced, a live one makes startup fail (00 §3). */
-async function listenUnix(app: Hono<AppEnv>, socketPath: string): Promise<net.Server> {
+async function listenUnix(app: Hono<AppEnv>, socketPath: string, logger: Logger): Promise<net.Server> {
   fs.mkdirSync(path.dirname(socketPath), { recursive: true, mode: 0o755 });
   if (fs.existsSync(socketPath)) {
     const live = await new Promise<boolean>((resolve) => {
@@ -302,10 +298,9 @@ async function listenUnix(app: Hono<AppEnv>, socketPath: string): Promise<net.Se
       throw new StartupError(`Another appliance service is answering on ${socketPath}; stop it first.`);
     fs.rmSync(socketPath, { force: true });
   }
-  const server = createAdaptorServer({
-    fetch: (req: Request, env: object) =>
-      app.fetch(req, { ...env, transport: 'unix', remoteAddress: 'local' }),
-  }) as unknown as net.Server;
+  const server = http.createServer(
+    nodeListener(app, logger, () => ({ transport: 'unix', remoteAddress: 'local' })),
+  );
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(socketPath, () => resolve());
@@ -318,6 +313,32 @@ async function listenUnix(app: Hono<AppEnv>, socketPath: string): Promise<net.Se
     fs.chmodSync(socketPath, 0o600);
   }
   return server;
+}
+
+/**
+ * The service's HTTP adapter (http/node/listener.ts) in front of the app, for one listener: its
+ * bindings name the transport and the client's address.
+ */
+function nodeListener(
+  app: Hono<AppEnv>,
+  logger: Logger,
+  bindings: (env: NodeBindings) => Pick<AppEnv['Bindings'], 'transport' | 'remoteAddress'>,
+) {
+  return createRequestListener((request, env) => app.fetch(request, { ...env, ...bindings(env) }), {
+    badRequest: (message) => Response.json({ code: 'bad_request', message }, { status: 400 }),
+    failed: (err) => {
+      logger.error('unexpected failure', { error: err instanceof Error ? err.message : String(err) });
+      return Response.json(
+        {
+          code: 'internal',
+          message: 'An unexpected error occurred. Try again; if it persists, check the service log.',
+        },
+        { status: 500 },
+      );
+    },
+    onStreamError: (err) =>
+      logger.warn('response stream failed', { error: err instanceof Error ? err.message : String(err) }),
+  });
 }
 
 function groupId(name: string): number | null {

@@ -379,6 +379,48 @@ describe('serve', () => {
     }
   });
 
+  it("runs lean: glibc's tunables set (a caller's after them), and it answers without undici, node:tls, node:http2 or node:worker_threads loaded", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'appliance-cli-lean-'));
+    const report = path.join(dir, 'report.json');
+    const probe = path.join(dir, 'probe.cjs');
+    // Written as the service exits: the built-in modules it loaded and the tunables it ran with.
+    fs.writeFileSync(
+      probe,
+      `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(report)}, JSON.stringify({ modules: process.moduleLoadList, tunables: process.env.GLIBC_TUNABLES })));`,
+    );
+    try {
+      const server = await serve({
+        APPLIANCE_NODE_FLAGS: `--require ${probe}`,
+        GLIBC_TUNABLES: 'glibc.malloc.arena_max=4',
+      });
+      // Answers through the light Fetch classes: a read, a refused body, an unknown path.
+      const status = await fetch(`${server.url}/api/v1/setup/status`);
+      expect([status.status, await status.json()]).toEqual([200, { setupRequired: true }]);
+      const bad = await fetch(`${server.url}/api/v1/setup/admin`, {
+        method: 'POST',
+        body: '{"username":',
+        headers: { 'content-type': 'application/json' },
+      });
+      expect([bad.status, ((await bad.json()) as { code: string }).code]).toEqual([400, 'bad_request']);
+      expect((await fetch(`${server.url}/api/v1/nothing-here`)).status).toBe(404);
+      expect(await server.stop()).toBe(0);
+      fs.rmSync(server.root, { recursive: true, force: true });
+      const { modules, tunables } = JSON.parse(fs.readFileSync(report, 'utf8')) as {
+        modules: string[];
+        tunables: string;
+      };
+      expect(tunables).toBe(
+        'glibc.malloc.arena_max=2:glibc.malloc.trim_threshold=131072:glibc.malloc.arena_max=4',
+      );
+      const loaded = (name: string) => modules.includes(`NativeModule ${name}`);
+      expect(loaded('http')).toBe(true);
+      for (const name of ['internal/deps/undici/undici', 'tls', 'http2', 'https', 'worker_threads'])
+        expect(loaded(name), name).toBe(false);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it("passes the launcher's refusal on: a usage error (2) and a configuration that does not load (1)", async () => {
     const bad = await appliance(['serve', '--frobnicate']);
     expect(bad.code).toBe(2);

@@ -19,3 +19,9 @@ export function onFirstUse<T>(make: () => T): () => T {
     return value;
   };
 }
+
+/**
+ * node:zlib, loaded on its first use: it is not needed at start, and importing it costs the idle
+ * service about half a MiB (docs/decisions/performance.md, "The web globals").
+ */
+export const zlib = (): typeof import('node:zlib') => process.getBuiltinModule('node:zlib');

@@ -28,7 +28,7 @@ export type AppEnv = {
   Bindings: {
     transport?: Transport;
     remoteAddress?: string;
-    /** Node's request, from @hono/node-server: its `url` is the target as the client sent it. */
+    /** Node's request (node/listener.ts): its `url` is the target as the client sent it. */
     incoming?: IncomingMessage;
   };
 };
@@ -206,7 +206,7 @@ function crossOrigin(c: Context<AppEnv>): boolean {
 }
 
 async function readLimited(c: Context<AppEnv>, limit: number): Promise<Uint8Array> {
-  // On @hono/node-server read Node's request directly: building a web ReadableStream (or an async
+  // From a listener, read Node's request directly: building a web ReadableStream (or an async
   // iterator) for every small JSON body costs more than the rest of a routing write.
   const incoming = c.env?.incoming;
   if (incoming && !incoming.readableEnded) return readIncoming(incoming, limit);

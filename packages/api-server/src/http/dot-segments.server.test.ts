@@ -269,6 +269,21 @@ describe('a dot segment in the raw path (issue 18)', () => {
     expect(s.dumpDatabase()).toBe(before);
   });
 
+  it('refuses a backslash in the path (the URL parser reads it as "/") with 400 bad_request and a sentence, before any route', async () => {
+    const before = s.dumpDatabase();
+    for (const via of ['tcp', 'unix'] as const)
+      for (const [method, path] of [
+        ['GET', '/api/v1/users\\..\\setup'],
+        ['PUT', '/api/v1/shares/media\\..\\permissions'],
+      ] as const) {
+        const r = await send('net', via, method, path, method === 'PUT' ? { json: PERMISSIONS } : {});
+        const what = `${via} ${method} ${path} → ${r.status} ${r.text}`;
+        expect([r.status, r.body?.code], what).toEqual([400, 'bad_request']);
+        expect((r.body as { message?: string } | null)?.message, what).toMatch(/backslash/);
+      }
+    expect(s.dumpDatabase()).toBe(before);
+  });
+
   it('keeps the order of checks: no credential → 401, from the route the raw segments match', async () => {
     const before = s.dumpDatabase();
     for (const client of ['node:http', 'net'] as const)

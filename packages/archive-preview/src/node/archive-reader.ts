@@ -11,9 +11,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { type Readable, Transform, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import zlib from 'node:zlib';
 import { createRequire } from 'node:module';
-import { AppError, onFirstUse } from '@appliance/common';
+import { AppError, onFirstUse, zlib } from '@appliance/common';
 import type * as Tar from 'tar';
 import type { Parser, ReadEntry } from 'tar';
 import { checkEntryName, checkTopLevel, EntryNames, type EntryKind } from '../core/entry-rules.ts';
@@ -72,9 +71,9 @@ export async function readArchive(
   // Every byte must belong to a zstd frame: bytes after the last one are invalid zstd (zstd-frames.ts).
   const zstd = (compressed: AsyncIterable<Buffer>) =>
     decodeZstdFrames(compressed, () =>
-      zlib.createZstdDecompress({
+      zlib().createZstdDecompress({
         chunkSize: 256 * 1024,
-        params: { [zlib.constants.ZSTD_d_windowLogMax]: LIMITS.zstdWindowLogMax },
+        params: { [zlib().constants.ZSTD_d_windowLogMax]: LIMITS.zstdWindowLogMax },
       }),
     );
   const sink = new TarSink(options);

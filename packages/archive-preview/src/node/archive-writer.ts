@@ -8,9 +8,9 @@ import { createHash } from 'node:crypto';
 import type { FileHandle } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import zlib from 'node:zlib';
+import type * as Zlib from 'node:zlib';
 import { createRequire } from 'node:module';
-import { onFirstUse } from '@appliance/common';
+import { onFirstUse, zlib } from '@appliance/common';
 import type * as Tar from 'tar';
 import { renderManifest } from '../core/manifest.ts';
 
@@ -97,12 +97,12 @@ export async function* tarStream(
   yield Buffer.alloc(2 * BLOCK);
 }
 
-export function zstdCompressor(): zlib.ZstdCompress {
-  return zlib.createZstdCompress({
+export function zstdCompressor(): Zlib.ZstdCompress {
+  return zlib().createZstdCompress({
     params: {
-      [zlib.constants.ZSTD_c_compressionLevel]: 3,
-      [zlib.constants.ZSTD_c_checksumFlag]: 1,
-      [zlib.constants.ZSTD_c_windowLog]: 21,
+      [zlib().constants.ZSTD_c_compressionLevel]: 3,
+      [zlib().constants.ZSTD_c_checksumFlag]: 1,
+      [zlib().constants.ZSTD_c_windowLog]: 21,
     },
   });
 }

@@ -12,8 +12,7 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { createGunzip, createGzip } from 'node:zlib';
-import { type CommandRunner, type HostPaths, requireTools } from '@appliance/common';
+import { type CommandRunner, type HostPaths, requireTools, zlib } from '@appliance/common';
 
 export interface MetadataFiles {
   acl: string;
@@ -77,7 +76,7 @@ async function dump(
   signal: AbortSignal | undefined,
 ): Promise<{ entries: number; warnings: string[] }> {
   const tmp = `${file}.${process.pid}.tmp`;
-  const gzip = createGzip();
+  const gzip = zlib().createGzip();
   const written = pipeline(gzip, createWriteStream(tmp, { mode: 0o600 }));
   let entries = 0;
   let skipping = false;
@@ -144,7 +143,11 @@ export async function restoreMetadata(
   ] as const) {
     const plain = `${file}.${process.pid}.restore`;
     try {
-      await pipeline(createReadStream(file), createGunzip(), createWriteStream(plain, { mode: 0o600 }));
+      await pipeline(
+        createReadStream(file),
+        zlib().createGunzip(),
+        createWriteStream(plain, { mode: 0o600 }),
+      );
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') continue;
       throw err;

@@ -6,7 +6,7 @@
 import { createPublicKey, randomBytes, verify } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { zstdDecompressSync } from 'node:zlib';
+import { zlib } from '@appliance/common';
 import type { ReadEntry } from 'tar';
 
 export const ARCHIVE_MAX_BYTES = 64 * 1024 * 1024;
@@ -113,7 +113,7 @@ export interface UnpackedCatalog {
 export async function unpackCatalogArchive(archive: Buffer): Promise<UnpackedCatalog> {
   let tarBytes: Buffer;
   try {
-    tarBytes = zstdDecompressSync(archive, {
+    tarBytes = zlib().zstdDecompressSync(archive, {
       maxOutputLength: UNPACKED_MAX_BYTES + ENTRIES_MAX * 1024 + 1024 * 1024,
     });
   } catch {

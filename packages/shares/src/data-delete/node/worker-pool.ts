@@ -7,7 +7,9 @@ import fs from 'node:fs';
 import { stripTypeScriptTypes } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import type * as WorkerThreads from 'node:worker_threads';
+
+type Worker = WorkerThreads.Worker;
 
 const IDLE_MS = 30_000;
 /**
@@ -18,6 +20,15 @@ const IDLE_MS = 30_000;
  */
 const WORKER_LIMITS = { maxYoungGenerationSizeMb: 1, maxOldGenerationSizeMb: 64 };
 let workerUrl: URL | null = null;
+
+/**
+ * A new delete thread. node:worker_threads loads here, on the first delete, not with the service
+ * (it is 2.5 MiB of the idle service's memory; docs/decisions/performance.md, "The web globals").
+ */
+function startWorker(): Worker {
+  const { Worker } = process.getBuiltinModule('node:worker_threads') as typeof WorkerThreads;
+  return new Worker(workerModule(), { stdout: false, stderr: false, resourceLimits: WORKER_LIMITS });
+}
 
 /**
  * The worker module. Built (`.js`): the file next to this one. From TypeScript sources: the three
@@ -59,7 +70,7 @@ export function borrowWorkers(count: number): Worker[] {
       warm.worker.ref();
       out.push(warm.worker);
     } else {
-      out.push(new Worker(workerModule(), { stdout: false, stderr: false, resourceLimits: WORKER_LIMITS }));
+      out.push(startWorker());
     }
   }
   return out;
@@ -72,7 +83,7 @@ export function borrowWorkers(count: number): Worker[] {
  */
 export function warmWorkers(count: number): void {
   for (let missing = count - idle.length; missing > 0; missing--) {
-    returnWorker(new Worker(workerModule(), { stdout: false, stderr: false, resourceLimits: WORKER_LIMITS }));
+    returnWorker(startWorker());
   }
 }
 

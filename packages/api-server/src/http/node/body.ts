@@ -1,0 +1,97 @@
+/**
+ * The bodies `LightRequest` and `LightResponse` carry, and how each is read: text, JSON, bytes, a
+ * Blob, or a web `ReadableStream` made on demand (node:stream/web, not undici).
+ */
+import { Readable } from 'node:stream';
+import type { ReadableStream as NodeWebStream } from 'node:stream/web';
+
+/** What a body is kept as until it is read. */
+export type BodySource = string | Uint8Array | Blob | ReadableStream<Uint8Array> | Readable | null;
+
+export type BodyInit =
+  | string
+  | ArrayBuffer
+  | ArrayBufferView
+  | Blob
+  | ReadableStream<Uint8Array>
+  | URLSearchParams
+  | null;
+
+/** A body as given to a constructor, and the Content-Type the standard derives from it. */
+export function extractBody(init: unknown): { source: BodySource; type: string | null } {
+  if (init === undefined || init === null) return { source: null, type: null };
+  if (typeof init === 'string') return { source: init, type: 'text/plain;charset=UTF-8' };
+  if (init instanceof Uint8Array) return { source: init, type: null };
+  if (init instanceof ArrayBuffer) return { source: new Uint8Array(init), type: null };
+  if (ArrayBuffer.isView(init))
+    return { source: new Uint8Array(init.buffer, init.byteOffset, init.byteLength), type: null };
+  if (init instanceof Blob) return { source: init, type: init.type || null };
+  if (init instanceof URLSearchParams)
+    return { source: init.toString(), type: 'application/x-www-form-urlencoded;charset=UTF-8' };
+  if (typeof (init as ReadableStream).getReader === 'function')
+    return { source: init as ReadableStream<Uint8Array>, type: null };
+  throw new TypeError(
+    'This server builds bodies from a string, bytes, a Blob, URLSearchParams or a ReadableStream; FormData needs the standard Response (undici)',
+  );
+}
+
+/** All of a body's bytes. */
+export async function readAll(source: BodySource): Promise<Uint8Array> {
+  if (source === null) return new Uint8Array();
+  if (typeof source === 'string') return Buffer.from(source);
+  if (source instanceof Uint8Array) return source;
+  if (source instanceof Blob) return new Uint8Array(await source.arrayBuffer());
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  if (source instanceof Readable) {
+    for await (const chunk of source) {
+      const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Uint8Array);
+      chunks.push(bytes);
+      total += bytes.byteLength;
+    }
+  } else {
+    const reader = source.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+      total += value.byteLength;
+    }
+  }
+  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total);
+}
+
+export async function readText(source: BodySource): Promise<string> {
+  if (typeof source === 'string') return source;
+  return Buffer.from(await readAll(source)).toString('utf8');
+}
+
+/** A web stream of the body (a Node stream is adapted, bytes are one chunk). */
+export function toWebStream(source: BodySource): ReadableStream<Uint8Array> | null {
+  if (source === null) return null;
+  if (source instanceof Readable) return Readable.toWeb(source) as unknown as ReadableStream<Uint8Array>;
+  if (source instanceof Blob) return source.stream() as unknown as ReadableStream<Uint8Array>;
+  if (typeof source === 'string' || source instanceof Uint8Array) {
+    const bytes = typeof source === 'string' ? Buffer.from(source) : source;
+    return Readable.toWeb(Readable.from([bytes])) as unknown as ReadableStream<Uint8Array>;
+  }
+  return source;
+}
+
+/** A second, independent copy of a body (`clone()`); a stream is teed, the original keeps one half. */
+export function teeBody(source: BodySource): [BodySource, BodySource] {
+  if (source === null || typeof source === 'string' || source instanceof Uint8Array || source instanceof Blob)
+    return [source, source];
+  const web = toWebStream(source) as unknown as NodeWebStream<Uint8Array>;
+  const [a, b] = web.tee();
+  return [a as unknown as ReadableStream<Uint8Array>, b as unknown as ReadableStream<Uint8Array>];
+}
+
+/** A Uint8Array, not Node's Buffer subclass, as the standard's bytes() answers. */
+export function plainBytes(bytes: Uint8Array): Uint8Array {
+  return bytes.constructor === Uint8Array
+    ? bytes
+    : new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}
+
+export const bodyUsedError = () => new TypeError('Body is unusable: it has already been read');

@@ -1,0 +1,208 @@
+/**
+ * `LightRequest`: the Fetch `Request` Hono routes (the adapter makes one per request from Node's
+ * `IncomingMessage`, listener.ts), without undici. The URL, the method and the headers are read from
+ * Node's request as they are needed; the body is read from it directly (text, JSON, bytes) or
+ * through a web stream made on first access of `body`; `signal` aborts when the client goes away
+ * before the answer is complete.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import {
+  type BodySource,
+  bodyUsedError,
+  extractBody,
+  plainBytes,
+  readAll,
+  readText,
+  teeBody,
+  toWebStream,
+} from './body.ts';
+import { LightHeaders } from './headers.ts';
+
+export interface LightRequestInit {
+  method?: string;
+  headers?: ConstructorParameters<typeof LightHeaders>[0];
+  body?: unknown;
+  signal?: AbortSignal | null;
+  duplex?: 'half';
+}
+
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+const NORMALIZED = new Set(['DELETE', 'GET', 'HEAD', 'OPTIONS', 'POST', 'PUT', 'PATCH']);
+
+function normalizeMethod(method: string): string {
+  if (!TOKEN.test(method)) throw new TypeError(`Request: "${method}" is not a valid method`);
+  const upper = method.toUpperCase();
+  if (upper === 'CONNECT' || upper === 'TRACE' || upper === 'TRACK')
+    throw new TypeError(`Request: the method ${upper} is forbidden`);
+  return NORMALIZED.has(upper) ? upper : method;
+}
+
+/** The adapter's way in (fromIncoming): a request Node parsed. */
+const FROM_NODE: unique symbol = Symbol('from node');
+interface FromNode {
+  incoming: IncomingMessage;
+  outgoing: ServerResponse;
+  url: string;
+}
+
+export class LightRequest {
+  readonly url: string;
+  readonly method: string;
+  #headers: LightHeaders | null;
+  #source: BodySource;
+  #used = false;
+  #stream: ReadableStream<Uint8Array> | null | undefined;
+  #signal: AbortSignal | null;
+  #incoming: IncomingMessage | null = null;
+  #outgoing: ServerResponse | null = null;
+
+  constructor(input: string | URL | LightRequest | typeof FROM_NODE, init: LightRequestInit | FromNode = {}) {
+    if (input === FROM_NODE) {
+      const { incoming, outgoing, url } = init as FromNode;
+      this.url = url;
+      this.method = incoming.method ?? 'GET';
+      this.#headers = null;
+      this.#incoming = incoming;
+      this.#outgoing = outgoing;
+      this.#signal = null;
+      this.#source = this.method === 'GET' || this.method === 'HEAD' ? null : incoming;
+      return;
+    }
+    init = init as LightRequestInit;
+    const from = input instanceof LightRequest ? input : null;
+    this.url = from ? from.url : new URL(String(input)).href;
+    this.method = init.method !== undefined ? normalizeMethod(init.method) : (from?.method ?? 'GET');
+    this.#headers = new LightHeaders(init.headers ?? from?.headers);
+    this.#signal = init.signal ?? from?.signal ?? null;
+    let source: BodySource = null;
+    if (init.body !== undefined && init.body !== null) {
+      const extracted = extractBody(init.body);
+      source = extracted.source;
+      if (extracted.type && !this.#headers.has('content-type'))
+        this.#headers.set('content-type', extracted.type);
+    } else if (init.body === undefined && from) {
+      if (from.#used) throw bodyUsedError();
+      source = from.#take();
+    }
+    if (source !== null && (this.method === 'GET' || this.method === 'HEAD'))
+      throw new TypeError(`Request: a ${this.method} request cannot have a body`);
+    this.#source = source;
+  }
+
+  /**
+   * The request Node parsed, as the adapter passes it to Hono: `url` is built by the adapter
+   * (listener.ts), the headers and the body stay Node's until they are read.
+   */
+  static fromIncoming(incoming: IncomingMessage, outgoing: ServerResponse, url: string): LightRequest {
+    return new LightRequest(FROM_NODE, { incoming, outgoing, url });
+  }
+
+  get headers(): LightHeaders {
+    if (!this.#headers) this.#headers = LightHeaders.fromNode(this.#incoming!.headers);
+    return this.#headers;
+  }
+
+  /** Aborted when the client goes away before the answer is complete. */
+  get signal(): AbortSignal {
+    if (this.#signal) return this.#signal;
+    const controller = new AbortController();
+    this.#signal = controller.signal;
+    const outgoing = this.#outgoing;
+    if (outgoing && !outgoing.writableFinished)
+      outgoing.once('close', () => {
+        if (!outgoing.writableFinished)
+          controller.abort(new Error('The client closed the connection before the answer was complete'));
+      });
+    return this.#signal;
+  }
+
+  get bodyUsed(): boolean {
+    return this.#used;
+  }
+
+  get body(): ReadableStream<Uint8Array> | null {
+    if (this.#stream === undefined) this.#stream = toWebStream(this.#source);
+    return this.#stream;
+  }
+
+  #take(): BodySource {
+    if (this.#used) throw bodyUsedError();
+    const source = this.#stream ?? this.#source;
+    if (source !== null) this.#used = true;
+    return source;
+  }
+
+  async text(): Promise<string> {
+    return readText(this.#take());
+  }
+
+  async json(): Promise<unknown> {
+    return JSON.parse(await this.text());
+  }
+
+  async bytes(): Promise<Uint8Array> {
+    return plainBytes(await readAll(this.#take()));
+  }
+
+  async arrayBuffer(): Promise<ArrayBuffer> {
+    const bytes = await this.bytes();
+    return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
+  }
+
+  async blob(): Promise<Blob> {
+    return new Blob([(await this.bytes()) as Uint8Array<ArrayBuffer>], {
+      type: this.headers.get('content-type') ?? '',
+    });
+  }
+
+  async formData(): Promise<never> {
+    throw new TypeError('This server does not parse form bodies; read the body as a stream');
+  }
+
+  clone(): LightRequest {
+    if (this.#used) throw bodyUsedError();
+    const [mine, theirs] = teeBody(this.#stream ?? this.#source);
+    this.#source = mine;
+    this.#stream = undefined;
+    const copy = new LightRequest(this.url, {
+      method: this.method,
+      headers: this.headers,
+      signal: this.signal,
+    });
+    copy.#source = theirs;
+    return copy;
+  }
+
+  get [Symbol.toStringTag](): string {
+    return 'Request';
+  }
+
+  // The standard's fixed answers for a request that no browser sent.
+  get cache(): string {
+    return 'default';
+  }
+  get credentials(): string {
+    return 'same-origin';
+  }
+  get destination(): string {
+    return '';
+  }
+  get integrity(): string {
+    return '';
+  }
+  get keepalive(): boolean {
+    return false;
+  }
+  get mode(): string {
+    return 'cors';
+  }
+  get redirect(): string {
+    return 'follow';
+  }
+  get referrer(): string {
+    return 'about:client';
+  }
+  get referrerPolicy(): string {
+    return '';
+  }
+}
