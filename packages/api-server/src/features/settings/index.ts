@@ -1,4 +1,5 @@
 import os from 'node:os';
+import { onFirstUse } from '@appliance/common';
 import { eq } from 'drizzle-orm';
 import * as v from 'valibot';
 import type { AppContext } from '../../context.ts';
@@ -10,8 +11,8 @@ import type { Feature } from '../feature.ts';
 
 const HOST_LABEL = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
 /** IANA zone names, read from ICU on the first check (not at start: ~0.4 MiB of the idle service). */
-let timezones: Set<string> | null = null;
-const knownZone = (t: string) => (timezones ??= new Set([...Intl.supportedValuesOf('timeZone'), 'UTC'])).has(t);
+const timezones = onFirstUse(() => new Set([...Intl.supportedValuesOf('timeZone'), 'UTC']));
+const knownZone = (t: string) => timezones().has(t);
 
 export const HostnameSchema = v.pipe(
   v.string(),
@@ -85,10 +86,7 @@ export const settingsFeature: Feature = {
       tags: ['settings'],
       body: v.strictObject({
         hostname: HostnameSchema,
-        timezone: v.pipe(
-          v.string(),
-          v.check(knownZone, 'must be an IANA time zone name or UTC'),
-        ),
+        timezone: v.pipe(v.string(), v.check(knownZone, 'must be an IANA time zone name or UTC')),
         backupPassphrase: v.optional(
           v.nullable(
             v.pipe(
