@@ -95,3 +95,75 @@ export function plainBytes(bytes: Uint8Array): Uint8Array {
 }
 
 export const bodyUsedError = () => new TypeError('Body is unusable: it has already been read');
+
+/**
+ * What `LightRequest` and `LightResponse` share, as the standard's Body mixin: the body kept as it
+ * was given, read once (`text`, `json`, `bytes`, `arrayBuffer`, `blob`, or the `body` stream).
+ */
+export abstract class LightBody {
+  #source: BodySource;
+  #used = false;
+  #stream: ReadableStream<Uint8Array> | null | undefined;
+
+  constructor(source: BodySource) {
+    this.#source = source;
+  }
+
+  abstract get headers(): { get(name: string): string | null };
+
+  get bodyUsed(): boolean {
+    return this.#used;
+  }
+
+  /** The body as a web stream (made on first access; reading it uses the body). */
+  get body(): ReadableStream<Uint8Array> | null {
+    if (this.#stream === undefined) this.#stream = toWebStream(this.#source);
+    return this.#stream;
+  }
+
+  /** The body as it was given, taken once (a null body is never "used", as the standard says). */
+  takeSource(): BodySource {
+    if (this.#used) throw bodyUsedError();
+    const source = this.#stream ?? this.#source;
+    if (source !== null) this.#used = true;
+    return source;
+  }
+
+  /** For `clone()`: this body and an independent copy of it (a stream is teed). */
+  protected splitBody(): BodySource {
+    if (this.#used) throw bodyUsedError();
+    const [mine, theirs] = teeBody(this.#stream ?? this.#source);
+    this.#source = mine;
+    this.#stream = undefined;
+    return theirs;
+  }
+
+  /** For `clone()` and a request made from another: the body a new object starts with. */
+  protected replaceBody(source: BodySource): void {
+    this.#source = source;
+    this.#stream = undefined;
+  }
+
+  async text(): Promise<string> {
+    return readText(this.takeSource());
+  }
+
+  async json(): Promise<unknown> {
+    return JSON.parse(await this.text());
+  }
+
+  async bytes(): Promise<Uint8Array> {
+    return plainBytes(await readAll(this.takeSource()));
+  }
+
+  async arrayBuffer(): Promise<ArrayBuffer> {
+    const bytes = await this.bytes();
+    return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
+  }
+
+  async blob(): Promise<Blob> {
+    return new Blob([(await this.bytes()) as Uint8Array<ArrayBuffer>], {
+      type: this.headers.get('content-type') ?? '',
+    });
+  }
+}

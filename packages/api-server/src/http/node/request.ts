@@ -6,16 +6,7 @@
  * before the answer is complete.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import {
-  type BodySource,
-  bodyUsedError,
-  extractBody,
-  plainBytes,
-  readAll,
-  readText,
-  teeBody,
-  toWebStream,
-} from './body.ts';
+import { type BodySource, bodyUsedError, extractBody, LightBody } from './body.ts';
 import { LightHeaders } from './headers.ts';
 
 export interface LightRequestInit {
@@ -45,13 +36,10 @@ interface FromNode {
   url: string;
 }
 
-export class LightRequest {
+export class LightRequest extends LightBody {
   readonly url: string;
   readonly method: string;
   #headers: LightHeaders | null;
-  #source: BodySource;
-  #used = false;
-  #stream: ReadableStream<Uint8Array> | null | undefined;
   #signal: AbortSignal | null;
   #incoming: IncomingMessage | null = null;
   #outgoing: ServerResponse | null = null;
@@ -59,34 +47,37 @@ export class LightRequest {
   constructor(input: string | URL | LightRequest | typeof FROM_NODE, init: LightRequestInit | FromNode = {}) {
     if (input === FROM_NODE) {
       const { incoming, outgoing, url } = init as FromNode;
+      const method = incoming.method ?? 'GET';
+      super(method === 'GET' || method === 'HEAD' ? null : incoming);
       this.url = url;
-      this.method = incoming.method ?? 'GET';
+      this.method = method;
       this.#headers = null;
       this.#incoming = incoming;
       this.#outgoing = outgoing;
       this.#signal = null;
-      this.#source = this.method === 'GET' || this.method === 'HEAD' ? null : incoming;
       return;
     }
-    init = init as LightRequestInit;
+    const options = init as LightRequestInit;
     const from = input instanceof LightRequest ? input : null;
-    this.url = from ? from.url : new URL(String(input)).href;
-    this.method = init.method !== undefined ? normalizeMethod(init.method) : (from?.method ?? 'GET');
-    this.#headers = new LightHeaders(init.headers ?? from?.headers);
-    this.#signal = init.signal ?? from?.signal ?? null;
+    const url = from ? from.url : new URL(String(input)).href;
+    const method = options.method !== undefined ? normalizeMethod(options.method) : (from?.method ?? 'GET');
+    const headers = new LightHeaders(options.headers ?? from?.headers);
     let source: BodySource = null;
-    if (init.body !== undefined && init.body !== null) {
-      const extracted = extractBody(init.body);
+    if (options.body !== undefined && options.body !== null) {
+      const extracted = extractBody(options.body);
       source = extracted.source;
-      if (extracted.type && !this.#headers.has('content-type'))
-        this.#headers.set('content-type', extracted.type);
-    } else if (init.body === undefined && from) {
-      if (from.#used) throw bodyUsedError();
-      source = from.#take();
+      if (extracted.type && !headers.has('content-type')) headers.set('content-type', extracted.type);
+    } else if (options.body === undefined && from) {
+      if (from.bodyUsed) throw bodyUsedError();
+      source = from.takeSource();
     }
-    if (source !== null && (this.method === 'GET' || this.method === 'HEAD'))
-      throw new TypeError(`Request: a ${this.method} request cannot have a body`);
-    this.#source = source;
+    if (source !== null && (method === 'GET' || method === 'HEAD'))
+      throw new TypeError(`Request: a ${method} request cannot have a body`);
+    super(source);
+    this.url = url;
+    this.method = method;
+    this.#headers = headers;
+    this.#signal = options.signal ?? from?.signal ?? null;
   }
 
   /**
@@ -116,60 +107,18 @@ export class LightRequest {
     return this.#signal;
   }
 
-  get bodyUsed(): boolean {
-    return this.#used;
-  }
-
-  get body(): ReadableStream<Uint8Array> | null {
-    if (this.#stream === undefined) this.#stream = toWebStream(this.#source);
-    return this.#stream;
-  }
-
-  #take(): BodySource {
-    if (this.#used) throw bodyUsedError();
-    const source = this.#stream ?? this.#source;
-    if (source !== null) this.#used = true;
-    return source;
-  }
-
-  async text(): Promise<string> {
-    return readText(this.#take());
-  }
-
-  async json(): Promise<unknown> {
-    return JSON.parse(await this.text());
-  }
-
-  async bytes(): Promise<Uint8Array> {
-    return plainBytes(await readAll(this.#take()));
-  }
-
-  async arrayBuffer(): Promise<ArrayBuffer> {
-    const bytes = await this.bytes();
-    return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
-  }
-
-  async blob(): Promise<Blob> {
-    return new Blob([(await this.bytes()) as Uint8Array<ArrayBuffer>], {
-      type: this.headers.get('content-type') ?? '',
-    });
-  }
-
   async formData(): Promise<never> {
     throw new TypeError('This server does not parse form bodies; read the body as a stream');
   }
 
   clone(): LightRequest {
-    if (this.#used) throw bodyUsedError();
-    const [mine, theirs] = teeBody(this.#stream ?? this.#source);
-    this.#source = mine;
-    this.#stream = undefined;
+    const theirs = this.splitBody();
     const copy = new LightRequest(this.url, {
       method: this.method,
       headers: this.headers,
       signal: this.signal,
     });
-    copy.#source = theirs;
+    copy.replaceBody(theirs);
     return copy;
   }
 
