@@ -8,15 +8,6 @@ import type { ReadableStream as NodeWebStream } from 'node:stream/web';
 /** What a body is kept as until it is read. */
 export type BodySource = string | Uint8Array | Blob | ReadableStream<Uint8Array> | Readable | null;
 
-export type BodyInit =
-  | string
-  | ArrayBuffer
-  | ArrayBufferView
-  | Blob
-  | ReadableStream<Uint8Array>
-  | URLSearchParams
-  | null;
-
 /** A body as given to a constructor, and the Content-Type the standard derives from it. */
 export function extractBody(init: unknown): { source: BodySource; type: string | null } {
   if (init === undefined || init === null) return { source: null, type: null };

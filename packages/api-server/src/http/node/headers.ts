@@ -10,7 +10,8 @@
  */
 type Init = LightHeaders | Iterable<readonly [string, string]> | Record<string, string | readonly string[]>;
 
-const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+/** An HTTP token (RFC 9110 §5.6.2): a header name, a method. */
+export const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const FORBIDDEN_VALUE = /[\0\r\n]/;
 
 function checkName(name: string): string {

@@ -20,6 +20,7 @@
  */
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import type { BodySource } from './body.ts';
 import { LightResponse } from './response.ts';
 import { LightRequest } from './request.ts';
@@ -117,35 +118,13 @@ function answer(
   pump(source, outgoing).catch((err: unknown) => broken(err, outgoing, options));
 }
 
-/** A stream body, written as the client takes it; the client leaving cancels it. */
-async function pump(source: ReadableStream<Uint8Array> | Readable, outgoing: ServerResponse): Promise<void> {
+/** A stream body, written as the client takes it; the client leaving destroys (cancels) it. */
+function pump(source: ReadableStream<Uint8Array> | Readable, outgoing: ServerResponse): Promise<void> {
   const readable =
     source instanceof Readable
       ? source
       : Readable.fromWeb(source as import('node:stream/web').ReadableStream);
-  const left = () => {
-    if (!outgoing.writableFinished) readable.destroy();
-  };
-  outgoing.once('close', left);
-  try {
-    for await (const chunk of readable) {
-      if (outgoing.destroyed) return;
-      if (!outgoing.write(chunk)) {
-        await new Promise<void>((resolve) => {
-          const go = () => {
-            outgoing.off('drain', go);
-            outgoing.off('close', go);
-            resolve();
-          };
-          outgoing.on('drain', go);
-          outgoing.on('close', go);
-        });
-      }
-    }
-    if (!outgoing.destroyed) outgoing.end();
-  } finally {
-    outgoing.off('close', left);
-  }
+  return pipeline(readable, outgoing);
 }
 
 /** A body that broke after its head was sent: the client sees the connection close mid-body. */

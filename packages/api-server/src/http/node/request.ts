@@ -6,8 +6,8 @@
  * before the answer is complete.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { type BodySource, bodyUsedError, extractBody, LightBody } from './body.ts';
-import { LightHeaders } from './headers.ts';
+import { type BodySource, extractBody, LightBody } from './body.ts';
+import { LightHeaders, TOKEN } from './headers.ts';
 
 export interface LightRequestInit {
   method?: string;
@@ -17,7 +17,6 @@ export interface LightRequestInit {
   duplex?: 'half';
 }
 
-const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const NORMALIZED = new Set(['DELETE', 'GET', 'HEAD', 'OPTIONS', 'POST', 'PUT', 'PATCH']);
 
 function normalizeMethod(method: string): string {
@@ -68,7 +67,6 @@ export class LightRequest extends LightBody {
       source = extracted.source;
       if (extracted.type && !headers.has('content-type')) headers.set('content-type', extracted.type);
     } else if (options.body === undefined && from) {
-      if (from.bodyUsed) throw bodyUsedError();
       source = from.takeSource();
     }
     if (source !== null && (method === 'GET' || method === 'HEAD'))
