@@ -170,7 +170,12 @@ export class JobRunner {
   /** `409 job_running` naming what runs in `groups`, or nothing. */
   assertFree(groups: readonly string[]): void {
     const h = this.busy(groups);
-    if (h) throw jobRunning(h);
+    if (h) throw jobRunning({ ...h, cancellable: this.cancellable(h.jobId) });
+  }
+
+  /** Whether DELETE /jobs/:id may stop the job now (its phase says so); false for a hold or an ended job. */
+  cancellable(jobId: string | null): boolean {
+    return jobId !== null && this.live.get(jobId)?.view.cancellable === true;
   }
 
   /**
@@ -672,16 +677,22 @@ function groupsOf(def: JobDefinition<never>, params: Record<string, unknown>): r
   return typeof def.groups === 'function' ? def.groups(params as never) : def.groups;
 }
 
-/** `409 job_running`, naming what runs and how to follow or cancel it. */
+/**
+ * `409 job_running`, naming what runs and how to follow it; a cancel is suggested only when the
+ * job can be cancelled now (`cancellable`: its current phase allows DELETE /jobs/:id).
+ */
 export function jobRunning(h: {
   type: string;
   title: string;
   target: string;
   jobId: string | null;
+  cancellable?: boolean;
 }): AppError {
-  const follow = h.jobId
-    ? ` Follow it with GET /api/v1/jobs/${h.jobId} (or cancel it with DELETE /api/v1/jobs/${h.jobId} where that is safe), then try again.`
-    : ' Wait for it to finish, then try again.';
+  const follow = !h.jobId
+    ? ' Wait for it to finish, then try again.'
+    : h.cancellable
+      ? ` Follow it with GET /api/v1/jobs/${h.jobId}, or cancel it with DELETE /api/v1/jobs/${h.jobId}; then try again.`
+      : ` Follow it with GET /api/v1/jobs/${h.jobId} and try again once it has finished (it cannot be cancelled in its current phase).`;
   return conflict('job_running', `${capitalize(h.title)} is running (${h.target}).${follow}`, {
     ...(h.jobId ? { jobId: h.jobId } : {}),
     type: h.type,
