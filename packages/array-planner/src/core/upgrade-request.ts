@@ -33,7 +33,9 @@ export function checkUpgradeRequest(input: UpgradeRequestInput): PlanResult<Acce
       return {
         refusal: invalidPlan(
           'new_mountpoint_mismatch',
-          `The plan is stale: the new parity disk would now be mounted at ${fresh}, not ${sent ?? '(none)'}. Ask for a new plan and send its newMountpoint.`,
+          sent === null
+            ? `A parity upgrade needs the plan's newMountpoint: the new parity disk will be mounted at ${fresh}. Send "newMountpoint": "${fresh}" as the plan gave it.`
+            : `The plan is stale: the new parity disk would now be mounted at ${fresh}, not ${sent}. Ask for a new plan and send its newMountpoint.`,
           { expected: fresh, given: sent },
         ),
       };

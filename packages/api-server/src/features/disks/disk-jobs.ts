@@ -61,6 +61,7 @@ import { type JobHandle, JobBlocked, type JobView } from '../../services/jobs.ts
 import { ARRAY_GROUP, failed, handlers, syncParity } from '../parity/jobs.ts';
 import { readParityState } from '../parity/store.ts';
 import { listExternals, listSlots, readSettings } from './store.ts';
+import { doesNotFit } from './fit.ts';
 
 export const UPGRADE_JOB = 'disk.upgrade';
 export const REPLACE_JOB = 'disk.replace';
@@ -296,18 +297,8 @@ class DiskJobRun {
         arrayStarted: true,
       });
       if (checked.refusal) throw toAppError(checked.refusal);
-      const plan = checked.plan.plan;
-      if (
-        plan.role === 'data' &&
-        plan.previousUsedBytes !== null &&
-        plan.previousUsedBytes > Math.floor(plan.sizeBytes * 0.98)
-      )
-        throw new AppError(
-          409,
-          'invalid_plan',
-          `The files on ${plan.mountpoint} (${plan.previousUsedBytes} bytes) no longer fit on ${plan.replacementDevice}; nothing was written.`,
-          { reason: 'does_not_fit', usedBytes: plan.previousUsedBytes, sizeBytes: plan.sizeBytes },
-        );
+      const tooSmall = doesNotFit(checked.plan.plan);
+      if (tooSmall) throw tooSmall;
     } else {
       const checked = checkReplaceRequest({
         ...common,
