@@ -74,6 +74,7 @@ export const DEBIAN_PACKAGE: Record<string, string> = {
   'mkfs.xfs': 'xfsprogs',
   xfs_admin: 'xfsprogs',
   'mkfs.ext4': 'e2fsprogs',
+  chattr: 'e2fsprogs',
   'mkfs.btrfs': 'btrfs-progs',
   'mkfs.exfat': 'exfatprogs',
   'mkfs.vfat': 'dosfstools',
