@@ -128,6 +128,7 @@ describe('offline array disks: no write lands in an empty mountpoint (issue 32)'
     const uuid = await uuidOf('/mnt/disk1');
     const dir = lab.real('/mnt/disk1');
     await run('umount', [dir]);
+    await ctx().watchers.runOnce('disks'); // the watcher sees it offline
     await run('chattr', ['-i', dir]);
     await fs.writeFile(path.join(dir, 'stray-report.docx'), 'written while the disk was away');
     await run('mount', [`UUID=${uuid}`, dir]);
@@ -148,6 +149,7 @@ describe('offline array disks: no write lands in an empty mountpoint (issue 32)'
 
     // the administrator moves the file into the pool and mounts again: cleared, sealed
     await run('umount', [dir]);
+    await ctx().watchers.runOnce('disks');
     await fs.rename(path.join(dir, 'stray-report.docx'), path.join(lab.work, 'stray-report.docx'));
     await run('mount', [`UUID=${uuid}`, dir]);
     await ctx().watchers.runOnce('disks');
