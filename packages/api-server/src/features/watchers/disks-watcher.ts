@@ -16,6 +16,12 @@ import { observeSlots } from './slots.ts';
 const isOffline = (s: SlotFacts) => s.match === 'missing' || !s.mounted;
 
 export function disksWatcher(ctx: AppContext): WatcherDefinition {
+  /**
+   * The branches were found as they should be while every disk was online: until a disk goes
+   * offline there is nothing to read (no `getfattr` every cycle). The first cycle always reads
+   * (an earlier run may have left a branch `NC`).
+   */
+  let settled = false;
   return {
     name: 'disks',
     events: ['disk_offline', 'array_degraded'],
@@ -24,13 +30,22 @@ export function disksWatcher(ctx: AppContext): WatcherDefinition {
     async observe() {
       const { facts } = await observeSlots(ctx);
       if (facts.length === 0) return evaluateDisks(facts);
-      const changed = await followOfflineBranches(
-        ctx.runner,
-        ctx.paths,
-        facts
-          .filter((s) => s.role !== 'parity')
-          .map((s) => ({ mountpoint: s.mountpoint, offline: isOffline(s) })),
-      );
+      const branches = facts
+        .filter((s) => s.role !== 'parity')
+        .map((s) => ({ mountpoint: s.mountpoint, offline: isOffline(s) }));
+      const anyOffline = branches.some((b) => b.offline);
+      let changed: Awaited<ReturnType<typeof followOfflineBranches>> = [];
+      if (anyOffline || !settled) {
+        // a failure here never keeps the cycle from saying which disks are offline
+        try {
+          changed = await followOfflineBranches(ctx.runner, ctx.paths, branches);
+          settled = !anyOffline;
+        } catch (err) {
+          ctx.logger.warn('the pool branches could not follow the offline disks', {
+            error: err instanceof Error ? err.message : String(err),
+          });
+        }
+      }
       for (const c of changed)
         ctx.logger.warn(
           c.to === 'NC'
