@@ -93,6 +93,15 @@ export const HOST_TOOLS: readonly HostTool[] = [
     'disks and the array',
     'takes an offline disk out of the pool and restores extended attributes on a rebuilt disk',
   ),
+  t(
+    'chattr',
+    'e2fsprogs',
+    true,
+    'disks and the array',
+    "makes each slot's empty mountpoint immutable, so nothing is written there while its disk is away",
+    ['-V'],
+    { showsVersion: false },
+  ),
   t('snapraid', 'snapraid', true, 'parity', 'computes the parity that protects the array'),
   t(
     'setpriv',

@@ -5789,7 +5789,8 @@ export interface operations {
                             /** @enum {string} */
                             role: "data" | "parity" | "cache";
                             roleIndex: number;
-                            device: string;
+                            /** @description The slot's disk as the kernel names it now, found by its filesystem UUID (and WWN/serial) at read time; null when the disk is not attached, matches twice, or the inventory could not be read. Never the path recorded at setup. */
+                            device: string | null;
                             /** @enum {string} */
                             filesystem: "xfs" | "ext4" | "btrfs";
                             fsUuid: string;
@@ -5908,7 +5909,8 @@ export interface operations {
                             /** @enum {string} */
                             role: "data" | "parity" | "cache";
                             roleIndex: number;
-                            device: string;
+                            /** @description The slot's disk as the kernel names it now, found by its filesystem UUID (and WWN/serial) at read time; null when the disk is not attached, matches twice, or the inventory could not be read. Never the path recorded at setup. */
+                            device: string | null;
                             /** @enum {string} */
                             filesystem: "xfs" | "ext4" | "btrfs";
                             fsUuid: string;
@@ -6016,7 +6018,8 @@ export interface operations {
                         /** @enum {string} */
                         role: "data" | "parity" | "cache";
                         roleIndex: number;
-                        device: string;
+                        /** @description The slot's disk as the kernel names it now, found by its filesystem UUID (and WWN/serial) at read time; null when the disk is not attached, matches twice, or the inventory could not be read. Never the path recorded at setup. */
+                        device: string | null;
                         /** @enum {string} */
                         filesystem: "xfs" | "ext4" | "btrfs";
                         fsUuid: string;

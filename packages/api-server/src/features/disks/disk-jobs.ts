@@ -38,7 +38,9 @@ import {
   restoreMetadata,
   metadataFiles,
   setBranchMode,
+  guardSlotMountpoint,
   settleSlot,
+  swapBranch,
   settlement,
   slotSide,
   snapraidDiskName,
@@ -322,6 +324,12 @@ class DiskJobRun {
       label: this.p.label,
       uuid: this.p.newFsUuid,
     });
+    // a new slot mountpoint (a parity upgrade's) refuses writes before the disk goes over it
+    if (at !== null && at !== stagingMountpoint(this.p.mountpoint))
+      await guardSlotMountpoint(
+        { runner: this.ctx.runner, paths: this.ctx.paths, log: (m, f) => this.ctx.logger.warn(m, f) },
+        at,
+      );
     if (at !== null)
       await mountByUuid(this.ctx.runner, this.ctx.paths, {
         uuid: this.p.newFsUuid,
@@ -488,7 +496,11 @@ class DiskJobRun {
     const verify = await this.check(conf, { disk: this.dataName, auditOnly: true });
 
     await this.enter('switch');
-    await unmount(ctx.runner, ctx.paths.real(staging));
+    // The pool serves the slot from the new disk (its staging mount, checked identical) while the
+    // slot's mountpoint changes disks: between the old disk's unmount and the new one's mount
+    // /mnt/diskN is an empty directory, and a lookup there would find nothing (issue 32). Each
+    // swap is one atomic change of the pool's branches, in the slot's place and with its mode.
+    await swapBranch(ctx.runner, ctx.paths, p.mountpoint, staging);
     // the old disk is read-only: a reader still holding a file open only delays its release
     await unmount(ctx.runner, slotAt, { busyWaitMs: 10_000, lazy: true });
     await mountByUuid(ctx.runner, ctx.paths, {
@@ -496,6 +508,8 @@ class DiskJobRun {
       logical: p.mountpoint,
       device: this.device,
     });
+    await swapBranch(ctx.runner, ctx.paths, staging, p.mountpoint);
+    await unmount(ctx.runner, ctx.paths.real(staging), { busyWaitMs: 10_000, lazy: true });
     const after = await this.slotChanges();
     if (after.count > 0)
       throw new AppError(
@@ -681,6 +695,9 @@ async function writeArrayConf(ctx: AppContext, rows: ArraySlot[]): Promise<void>
  * again, snapraid.conf and the mount units as the rows say, the job's own files removed.
  */
 async function settle(ctx: AppContext, p: DiskJobParams, side: SlotSide): Promise<void> {
+  // a switch stopped half-way: the slot's own mountpoint is the branch again
+  if (p.kind === 'upgrade_data')
+    await swapBranch(ctx.runner, ctx.paths, stagingMountpoint(p.mountpoint), p.mountpoint);
   const inventory = await ctx.inventory.read();
   await settleSlot(ctx.runner, ctx.paths, inventory, settlement(p, side));
   if (p.kind === 'upgrade_data')
@@ -689,7 +706,14 @@ async function settle(ctx: AppContext, p: DiskJobParams, side: SlotSide): Promis
   const current = await fs.readFile(ctx.paths.snapraidConf, 'utf8').catch(() => null);
   if (current !== arraySnapraidConf(ctx.paths, rows)) await writeArrayConf(ctx, rows);
   await fs.rm(path.join(ctx.paths.stateDir, 'disk-jobs'), { recursive: true, force: true });
-  if (p.role === 'data') await setBranchMode(ctx.runner, ctx.paths, p.mountpoint, 'RW');
+  // writable again, unless its disk is missing (then no new file may land in the empty mountpoint)
+  if (p.role === 'data')
+    await setBranchMode(
+      ctx.runner,
+      ctx.paths,
+      p.mountpoint,
+      (await isMountedAt(ctx.paths, p.mountpoint)) ? 'RW' : 'NC',
+    );
   const slot = jobSlot(rows, p);
   if (slot) {
     const other =

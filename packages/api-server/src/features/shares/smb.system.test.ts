@@ -15,7 +15,7 @@ import { promisify } from 'node:util';
 import { createLoopDisk, type LoopDisk, requirePrerequisites } from '@appliance/lab';
 import { processesUsing, sessionMembers } from '@appliance/shares';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Sandbox, startSandbox } from '../../testing/sandbox.ts';
+import { removeSandboxRoot, type Sandbox, startSandbox } from '../../testing/sandbox.ts';
 import { killAll, startServerProcess } from '../../testing/server-process.ts';
 import { fingerprint, without } from '../share-data/test-fixture.ts';
 import { type Credentials, createSmbClient, type SmbClient, type SmbSession } from './test-smbclient.ts';
@@ -201,7 +201,7 @@ describe('shares over SMB: a sandboxed smbd serves what the API grants, and noth
     for (const d of disks) await d.destroy().catch(() => undefined);
     for (const name of unixAccounts)
       if ((await unixUid(name)) !== null) await run('userdel', [name]).catch(() => undefined);
-    if (s) fs.rmSync(s.root, { recursive: true, force: true });
+    if (s) removeSandboxRoot(s.root);
     if (work) fs.rmSync(work, { recursive: true, force: true });
   }, 120_000);
 
