@@ -45,7 +45,7 @@ const TEMPLATE = (id: string) => `services:
     environment:
       APP_VERSION: "1"
     volumes:
-      - "\${APPDATA}/${id}:/data"
+      - "\${APPDATA}:/data"
     ports:
       - "127.0.0.1:\${WEBUI_PORT}:80"
 x-service:
@@ -94,6 +94,7 @@ const running = async (project: string) =>
 
 async function install(name: string, values: Record<string, string | number>) {
   const strings = Object.fromEntries(Object.entries(values).map(([k, v]) => [k, String(v)]));
+  strings['APPDATA'] = path.join(appdata(), name);
   const r = await s.call('POST', '/templates/hello/install', { name, values: strings });
   expect(r.status, r.text).toBe(201);
 }
@@ -271,5 +272,59 @@ describe('a stack’s life', () => {
     );
     expect(s.dumpDatabase()).toBe(before);
     expect(await running('second')).toBe(false);
+  });
+
+  it('remove: refused without the exact phrase; down, folder and row gone, data kept', async () => {
+    fs.mkdirSync(path.join(appdata(), 'second'), { recursive: true });
+    fs.writeFileSync(path.join(appdata(), 'second/settings.json'), '{}');
+    const before = s.dumpDatabase();
+    for (const body of [{ confirm: 'DELETE Second' }, { confirm: 'DELETE second', removeData: true }]) {
+      const r = await s.call('DELETE', '/stacks/second', body);
+      expect(r.status, r.text).toBe(400);
+      expect(r.body.code).toBe('confirmation_mismatch');
+    }
+    expect(s.dumpDatabase()).toBe(before);
+    const done = await job('DELETE', '/stacks/second', { confirm: 'DELETE second' });
+    expect(done.state, JSON.stringify(done)).toBe('succeeded');
+    expect(done.result.data).toEqual([{ folder: path.join(appdata(), 'second'), outcome: 'kept' }]);
+    expect(fs.existsSync(path.join(s.root, 'var/lib/appliance/stacks/second'))).toBe(false);
+    expect(s.server.ctx.sqlite.prepare("select name from stacks where name = 'second'").all()).toEqual([]);
+    expect(fs.readFileSync(path.join(appdata(), 'second/settings.json'), 'utf8')).toBe('{}');
+    expect((await s.call('GET', '/stacks/second')).status).toBe(404);
+  });
+
+  it('remove with data: only below the app-data root; a planted symlink to a share is not followed', async () => {
+    // the running stack's data folder holds a link to a share; a second bind is itself a link
+    fs.writeFileSync(path.join(appdata(), 'hello/notes.txt'), 'mine');
+    fs.symlinkSync(shareDir(), path.join(appdata(), 'hello/media-link'));
+    const done = await job('DELETE', '/stacks/hello', {
+      confirm: 'DELETE hello AND ITS DATA',
+      removeData: true,
+    });
+    expect(done.state, JSON.stringify(done)).toBe('succeeded');
+    expect(done.result.data).toEqual([{ folder: path.join(appdata(), 'hello'), outcome: 'removed' }]);
+    expect(fs.existsSync(path.join(appdata(), 'hello'))).toBe(false);
+    expect(fs.readFileSync(path.join(shareDir(), 'film.mkv'), 'utf8')).toBe('precious');
+    expect(await running('hello')).toBe(false);
+    expect(
+      (
+        await dockerd.docker(['ps', '-aq', '--filter', 'label=com.docker.compose.project=hello'])
+      ).stdout.trim(),
+    ).toBe('');
+    expect(fs.existsSync(path.join(s.root, 'var/lib/appliance/stacks/hello'))).toBe(false);
+  });
+
+  it('remove with data: a data folder that is itself a link to a share is refused, the share intact', async () => {
+    const p = await freeLoopbackPort();
+    await install('third', { IMAGE: image, APPDATA: appdata(), WEBUI_PORT: p });
+    fs.symlinkSync(shareDir(), path.join(appdata(), 'third'));
+    const done = await job('DELETE', '/stacks/third', {
+      confirm: 'DELETE third AND ITS DATA',
+      removeData: true,
+    });
+    expect(done.state, JSON.stringify(done)).toBe('succeeded');
+    expect(done.result.data).toEqual([{ folder: path.join(appdata(), 'third'), outcome: 'symlink' }]);
+    expect(fs.readFileSync(path.join(shareDir(), 'film.mkv'), 'utf8')).toBe('precious');
+    expect(fs.lstatSync(path.join(appdata(), 'third')).isSymbolicLink()).toBe(true);
   });
 });
