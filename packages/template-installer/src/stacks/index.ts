@@ -16,3 +16,4 @@ export * from './operations/state.ts';
 export * from './operations/lifecycle.ts';
 export * from './operations/remove.ts';
 export * from './operations/logs.ts';
+export * from './operations/update.ts';

@@ -52,6 +52,12 @@ export interface StackEngine {
   containers(project?: string): Promise<EngineContainerSummary[]>;
   /** Image id → `RepoDigests` of every image the Engine holds. */
   imageDigests(): Promise<Map<string, string[]>>;
+  /** The reference a container was created from (`Config.Image`; the list shows an id once the tag moved). */
+  containerReference(id: string): Promise<string | null>;
+  /** The id of the image a reference names locally, or null when there is none. */
+  imageId(reference: string): Promise<string | null>;
+  /** Points `reference` (`repo:tag`) at the image `id` (a rollback). */
+  tagImage(id: string, reference: string): Promise<void>;
   /** A container's log lines (demultiplexed), in the order the Engine sends them. */
   logs(container: EngineContainerSummary, options: LogsOptions): AsyncIterable<LogLine>;
 }

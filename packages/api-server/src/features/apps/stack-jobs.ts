@@ -14,6 +14,7 @@ export const STACK_JOBS = {
   stop: { type: 'stack.stop', title: 'stack stop' },
   restart: { type: 'stack.restart', title: 'stack restart' },
   remove: { type: 'stack.remove', title: 'stack removal' },
+  update: { type: 'stack.update', title: 'stack update' },
 } as const;
 export type StackJobKind = keyof typeof STACK_JOBS;
 
@@ -21,6 +22,9 @@ export interface StackJobParams {
   stack: string;
   removeData?: boolean;
   confirm?: string;
+  healthTimeoutSeconds?: number;
+  /** The backup plan to run first (an update asked for a snapshot). */
+  snapshotPlan?: string;
 }
 
 const work = () => import('./stack-work.ts');
@@ -51,6 +55,22 @@ export function assertNoBackupOf(ctx: AppContext, name: string): void {
         { stack: name, job: job.id },
       );
   }
+}
+
+/** The enabled-or-not backup plan that holds the stack, if any (its app data is backed up). */
+export function planCovering(ctx: AppContext, name: string): { name: string; destination: string } | null {
+  for (const row of ctx.db
+    .select({ name: backupPlans.name, destination: backupPlans.destination, stacks: backupPlans.stacks })
+    .from(backupPlans)
+    .all()) {
+    try {
+      if ((JSON.parse(row.stacks) as { name: string }[]).some((s) => s.name === name))
+        return { name: row.name, destination: row.destination };
+    } catch {
+      // a plan whose stack list does not read covers nothing
+    }
+  }
+  return null;
 }
 
 export function registerStackJobs(ctx: AppContext): void {

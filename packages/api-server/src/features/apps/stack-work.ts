@@ -1,5 +1,7 @@
 /** The heavy half of the stack routes: the operations of @appliance/template-installer's stacks. */
 import {
+  type OperationHooks,
+  updateStack,
   checkPortsFor,
   followStackLogs,
   listStackStates,
@@ -12,9 +14,10 @@ import {
   type StackState,
 } from '@appliance/template-installer';
 import { AppError } from '@appliance/common';
-import { eq } from 'drizzle-orm';
+import { IMAGE_KEY_PREFIX } from '@appliance/watchers';
+import { eq, isNull } from 'drizzle-orm';
 import type { AppContext } from '../../context.ts';
-import { stacks } from '../../db/schema.ts';
+import { backupPlans, stacks, watcherConditions } from '../../db/schema.ts';
 import type { JobHandle } from '../../services/jobs.ts';
 import { stacksDeps } from './deps.ts';
 import type { StackJobKind, StackJobParams } from './stack-jobs.ts';
@@ -24,6 +27,7 @@ const PHASE: Record<StackJobKind, string> = {
   stop: 'stopping',
   restart: 'restarting',
   remove: 'removing',
+  update: 'updating',
 };
 
 const withEdited = (ctx: AppContext, s: StackState) => {
@@ -62,6 +66,7 @@ export async function runStackJob(
       await ctx.generated.forget(`${deps.stackDir(params.stack)}/docker-compose.yml`);
       return result;
     }
+    if (kind === 'update') return await runUpdate(ctx, job, params, hooks);
     const state = await runLifecycle(deps, params.stack, kind, hooks);
     job.progress({ percent: 100 });
     return withEdited(ctx, state);
@@ -111,3 +116,78 @@ export const logsOf = (ctx: AppContext, name: string, request: LogsRequest) =>
 
 export const followLogs = (ctx: AppContext, name: string, request: LogsRequest, signal: AbortSignal) =>
   followStackLogs(stacksDeps(ctx), name, request, signal);
+
+/**
+ * An update: the covering backup plan first when asked (its run must succeed), then the package's
+ * update. Success clears the stack's `container_update_available` conditions; a failure raises
+ * them again with the reason.
+ */
+async function runUpdate(ctx: AppContext, job: JobHandle, params: StackJobParams, hooks: OperationHooks) {
+  const name = params.stack;
+  if (params.snapshotPlan) {
+    job.phase('snapshot');
+    const plan = params.snapshotPlan;
+    const row = ctx.db.select().from(backupPlans).where(eq(backupPlans.name, plan)).get();
+    if (!row)
+      throw new AppError(
+        409,
+        'no_backup_plan',
+        `The backup plan ${plan} is gone; update without a snapshot or add a plan.`,
+      );
+    job.output(`taking a snapshot first: running the backup plan ${plan}`);
+    const started = await ctx.jobs.start('backup.run', {
+      target: plan,
+      params: { plan, destination: row.destination },
+      actor: null,
+      auditOperation: 'backups.run',
+    });
+    const ended = await ctx.jobs.wait(started.id);
+    if (ended.state !== 'succeeded')
+      throw new AppError(
+        502,
+        'snapshot_failed',
+        `The snapshot before the update of ${name} failed (backup job ${started.id}: ${ended.error?.message ?? ended.state}); nothing was updated.`,
+        { stack: name, job: started.id },
+      );
+    job.output(`snapshot taken (backup job ${started.id})`);
+    job.phase('updating');
+  }
+  const keys = ctx.db
+    .select({ key: watcherConditions.key })
+    .from(watcherConditions)
+    .where(isNull(watcherConditions.clearedAt))
+    .all()
+    .map((r) => r.key)
+    .filter((k) => k.startsWith(`${IMAGE_KEY_PREFIX}${name}/`));
+  try {
+    const result = await updateStack(
+      stacksDeps(ctx),
+      name,
+      params.healthTimeoutSeconds !== undefined ? { healthTimeoutSeconds: params.healthTimeoutSeconds } : {},
+      hooks,
+    );
+    for (const k of keys) await ctx.conditions.clear(k);
+    job.progress({ percent: 100 });
+    return result;
+  } catch (err) {
+    const reason = err instanceof AppError ? err.message : String(err);
+    const services =
+      err instanceof AppError && typeof err.details?.['service'] === 'string' ? [err.details['service']] : [];
+    const raise = keys.length > 0 ? keys : services.map((s) => `${IMAGE_KEY_PREFIX}${name}/${s}`);
+    for (const k of raise) {
+      const service = k.slice(`${IMAGE_KEY_PREFIX}${name}/`.length);
+      await ctx.conditions.clear(k);
+      await ctx.conditions.hold(
+        k,
+        {
+          eventType: 'container_update_available',
+          subject: `stack ${name}, service ${service}`,
+          title: `Stack ${name}: the update of ${service} failed`,
+          message: `A newer image is available for the stack ${name} (service ${service}), but applying it failed: ${reason}`,
+        },
+        'apps',
+      );
+    }
+    throw err;
+  }
+}

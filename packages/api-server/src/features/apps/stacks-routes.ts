@@ -2,6 +2,7 @@
  * The stack routes (issue 35): state, start/stop/restart/remove as jobs, logs (JSON or followed
  * over server-sent events). Viewers read state and logs; only administrators act.
  */
+import { AppError } from '@appliance/common';
 import { checkRemoveConfirmation } from '@appliance/template-installer';
 import { streamSSE } from 'hono/streaming';
 import * as v from 'valibot';
@@ -9,7 +10,7 @@ import type { AppContext } from '../../context.ts';
 import { accepted, defineRoute, ok } from '../../http/route.ts';
 import type { Actor } from '../../services/audit.ts';
 import { JobSchema } from '../jobs/schemas.ts';
-import { assertNoBackupOf, STACK_JOBS, type StackJobKind } from './stack-jobs.ts';
+import { assertNoBackupOf, planCovering, STACK_JOBS, type StackJobKind } from './stack-jobs.ts';
 import {
   LogLineSchema,
   LogsQuery,
@@ -17,6 +18,7 @@ import {
   StackListSchema,
   StackParams,
   StackStateSchema,
+  UpdateBody,
 } from './stacks-schemas.ts';
 
 const work = () => import('./stack-work.ts');
@@ -101,6 +103,37 @@ export const stackRoutes = [
       return startJob(ctx, actor, 'remove', params.name, {
         confirm: body.confirm,
         removeData: body.removeData === true,
+      });
+    },
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/stacks/:name/update',
+    role: 'admin',
+    summary: 'Pull newer images, recreate changed services, roll back when their health fails',
+    tags: ['apps'],
+    params: StackParams,
+    emptyBody: 'object',
+    body: UpdateBody,
+    responses: { 202: { description: 'The job', schema: JobSchema }, ...errors },
+    handler: async ({ ctx, actor, params, body }) => {
+      let snapshotPlan: string | undefined;
+      if (body.snapshot === true) {
+        const plan = planCovering(ctx, params.name);
+        if (!plan)
+          throw new AppError(
+            409,
+            'no_backup_plan',
+            `No backup plan holds the stack ${params.name}, so no snapshot can be taken; add it to a plan or update without a snapshot.`,
+            { stack: params.name },
+          );
+        snapshotPlan = plan.name;
+      }
+      return startJob(ctx, actor, 'update', params.name, {
+        ...(body.healthTimeoutSeconds !== undefined
+          ? { healthTimeoutSeconds: body.healthTimeoutSeconds }
+          : {}),
+        ...(snapshotPlan ? { snapshotPlan } : {}),
       });
     },
   }),

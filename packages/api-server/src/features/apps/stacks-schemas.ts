@@ -86,3 +86,10 @@ export const LogLineSchema = v.object({
   stream: v.picklist(['stdout', 'stderr']),
   text: v.string(),
 });
+
+export const UpdateBody = v.strictObject({
+  /** Seconds the recreated services may take to be healthy before the rollback (default 120). */
+  healthTimeoutSeconds: v.optional(v.pipe(v.number(), v.integer(), v.minValue(5), v.maxValue(3600))),
+  /** Run the backup plan that holds the stack first (409 no_backup_plan when none does). */
+  snapshot: v.optional(v.boolean()),
+});

@@ -42,8 +42,11 @@ const TEMPLATE = (id: string) => `services:
     restart: unless-stopped
     stop_grace_period: 1s
     command: ["sh", "-c", "mkdir -p /www && echo \\"hello from $$APP_VERSION\\" > /www/index.html && echo web says hello && exec httpd -f -p 80 -h /www"]
-    environment:
-      APP_VERSION: "1"
+    healthcheck:
+      test: ["CMD-SHELL", "test \\"$$APP_VERSION\\" != broken"]
+      interval: 1s
+      timeout: 2s
+      retries: 2
     volumes:
       - "\${APPDATA}:/data"
     ports:
@@ -92,6 +95,24 @@ const running = async (project: string) =>
     await dockerd.docker(['ps', '-q', '--filter', `label=com.docker.compose.project=${project}`])
   ).stdout.trim() !== '';
 
+/** Commits version `v` of the app as the image's tag, pushes it and drops the local tag (as a registry update). */
+async function publish(v: string, keepLocal = true): Promise<string> {
+  await dockerd.docker(['commit', '--change', `ENV APP_VERSION=${v}`, 'maker', image]);
+  await dockerd.docker(['push', image]);
+  const digests = JSON.parse(
+    (await dockerd.docker(['inspect', '--format', '{{json .RepoDigests}}', image])).stdout,
+  );
+  if (!keepLocal) await dockerd.docker(['rmi', image]);
+  return String(digests[0]).split('@')[1]!;
+}
+
+const conditionRows = () =>
+  s.server.ctx.sqlite
+    .prepare(
+      "select key, title, message, cleared_at as clearedAt from watcher_conditions where key like 'image:%' order by id",
+    )
+    .all() as { key: string; title: string; message: string; clearedAt: string | null }[];
+
 async function install(name: string, values: Record<string, string | number>) {
   const strings = Object.fromEntries(Object.entries(values).map(([k, v]) => [k, String(v)]));
   strings['APPDATA'] = path.join(appdata(), name);
@@ -108,8 +129,9 @@ beforeAll(async () => {
   registry = await startLocalRegistry();
   process.env['DOCKER_HOST'] = dockerd.host;
   image = `${registry.host}/lab/hello:1`;
-  await dockerd.docker(['tag', dockerd.busyboxImage, image]);
-  await dockerd.docker(['push', image]);
+  // version 1 of the app: busybox with APP_VERSION=1 in its environment, pushed to the registry
+  await dockerd.docker(['create', '--name', 'maker', dockerd.busyboxImage, 'true']);
+  await publish('1');
   hostRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'stacks-hostroot-'));
   for (const d of ['proc', 'sys', 'dev']) fs.symlinkSync(`/${d}`, path.join(hostRoot, d));
   fs.mkdirSync(path.join(hostRoot, 'etc'));
@@ -272,6 +294,62 @@ describe('a stack’s life', () => {
     );
     expect(s.dumpDatabase()).toBe(before);
     expect(await running('second')).toBe(false);
+  });
+
+  it('update with every image current recreates nothing', async () => {
+    const done = await job('POST', '/stacks/hello/update', {});
+    expect(done.state, JSON.stringify(done)).toBe('succeeded');
+    expect(done.result).toEqual({ stack: 'hello', updated: [] });
+    expect((await s.call('POST', '/stacks/hello/update', { snapshot: true })).body.code).toBe(
+      'no_backup_plan',
+    );
+  });
+
+  it('update to a new digest pushed to the registry recreates the container on it; the condition clears', async () => {
+    const before = (await s.call('GET', '/stacks/hello')).body.services[0].containers[0];
+    const v2 = await publish('2', false);
+    expect(before.digests).not.toContain(v2);
+    expect((await s.server.ctx.watchers.runOnce('images')).error).toBeNull();
+    const shown = (await s.call('GET', '/stacks/hello')).body;
+    expect(shown.updateAvailable).toBe(true);
+    expect(shown.services[0].updateAvailable).toMatch(/A newer image is available for the stack hello/);
+    const done = await job('POST', '/stacks/hello/update', { healthTimeoutSeconds: 60 });
+    expect(done.state, JSON.stringify(done)).toBe('succeeded');
+    expect(done.result.updated).toEqual([
+      expect.objectContaining({
+        service: 'web',
+        reference: image,
+        toDigests: [v2],
+        fromDigests: before.digests,
+      }),
+    ]);
+    expect(await eventually(async () => (await fetchText(port)) === 'hello from 2\n')).toBe(true);
+    const after = (await s.call('GET', '/stacks/hello')).body;
+    expect(after.services[0].containers[0].digests).toEqual([v2]);
+    expect(after.services[0].containers[0].id).not.toBe(before.id);
+    expect(after.updateAvailable).toBe(false);
+    expect(conditionRows().filter((r) => r.clearedAt === null)).toEqual([]);
+  });
+
+  it('an update whose new image fails its health check rolls back to the old digest and says so', async () => {
+    const before = (await s.call('GET', '/stacks/hello')).body.services[0].containers[0];
+    const v3 = await publish('broken', false);
+    const done = await job('POST', '/stacks/hello/update', { healthTimeoutSeconds: 60 });
+    expect(done.state, JSON.stringify(done)).toBe('failed');
+    expect(done.error.code).toBe('update_rolled_back');
+    expect(done.error.message).toMatch(
+      /^The update of the stack hello was rolled back: the service web on the new image [0-9a-f]{12} failed \(its container hello_web_1 is unhealthy\)/,
+    );
+    expect(done.output.join('\n')).toMatch(/rolling back to the previous images/);
+    const after = (await s.call('GET', '/stacks/hello')).body.services[0].containers[0];
+    expect(after.digests).toEqual(before.digests);
+    expect(after.digests).not.toContain(v3);
+    expect(await eventually(async () => (await fetchText(port)) === 'hello from 2\n')).toBe(true);
+    const open = conditionRows().filter((r) => r.clearedAt === null);
+    expect(open).toEqual([
+      expect.objectContaining({ key: 'image:hello/web', title: 'Stack hello: the update of web failed' }),
+    ]);
+    expect(open[0]!.message).toMatch(/applying it failed: The update of the stack hello was rolled back/);
   });
 
   it('remove: refused without the exact phrase; down, folder and row gone, data kept', async () => {

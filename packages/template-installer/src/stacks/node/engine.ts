@@ -24,13 +24,13 @@ const SERVICE = 'com.docker.compose.service';
 
 export function createStackEngine(options: { socketPath: string; timeoutMs?: number }): StackEngine {
   const timeoutMs = options.timeoutMs ?? 10_000;
-  const request = (urlPath: string, signal?: AbortSignal, stream = false) =>
+  const request = (urlPath: string, signal?: AbortSignal, stream = false, method = 'GET') =>
     new Promise<http.IncomingMessage>((resolve, reject) => {
       const req = http.request(
         {
           socketPath: options.socketPath,
           path: urlPath,
-          method: 'GET',
+          method,
           ...(stream ? {} : { timeout: timeoutMs }),
           ...(signal ? { signal } : {}),
         },
@@ -65,6 +65,28 @@ export function createStackEngine(options: { socketPath: string; timeoutMs?: num
       for (const i of r.body as { Id: string; RepoDigests?: string[] | null }[])
         out.set(i.Id, i.RepoDigests ?? []);
       return out;
+    },
+    async containerReference(id) {
+      const r = await getJson(`/containers/${encodeURIComponent(id)}/json`);
+      if (r.status === 404) return null;
+      if (r.status !== 200) throw dockerUnavailable();
+      return (r.body as { Config?: { Image?: string } }).Config?.Image ?? null;
+    },
+    async imageId(reference) {
+      const r = await getJson(`/images/${encodeURIComponent(reference)}/json`);
+      if (r.status === 404) return null;
+      if (r.status !== 200) throw dockerUnavailable();
+      return (r.body as { Id: string }).Id;
+    },
+    async tagImage(id, reference) {
+      const colon = reference.lastIndexOf(':');
+      const slash = reference.lastIndexOf('/');
+      const [repo, tag] =
+        colon > slash ? [reference.slice(0, colon), reference.slice(colon + 1)] : [reference, 'latest'];
+      const q = new URLSearchParams({ repo, tag });
+      const res = await request(`/images/${encodeURIComponent(id)}/tag?${q}`, undefined, false, 'POST');
+      res.resume();
+      if (res.statusCode !== 201) throw dockerUnavailable();
     },
     async *logs(container: EngineContainerSummary, o: LogsOptions): AsyncIterable<LogLine> {
       const q = new URLSearchParams({

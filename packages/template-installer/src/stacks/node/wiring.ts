@@ -38,6 +38,9 @@ export function createStacksDeps(options: {
       return {
         containers: (p) => e().containers(p),
         imageDigests: () => e().imageDigests(),
+        imageId: (r) => e().imageId(r),
+        containerReference: (id) => e().containerReference(id),
+        tagImage: (id, r) => e().tagImage(id, r),
         logs: (c, o) => e().logs(c, o),
       };
     })();
