@@ -1083,6 +1083,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/stacks/{name}/values": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Change an installed stack’s inputs (install rules, compose check); a running stack is restarted */
+        put: operations["putStacksNameValues"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/stacks/{name}/logs": {
         parameters: {
             query?: never;
@@ -10892,6 +10909,144 @@ export interface operations {
                         createdAt: string;
                         startedAt: string | null;
                         endedAt: string | null;
+                    };
+                };
+            };
+            /** @description Bad input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role too low, or a cross-origin write */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown stack */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A job of the stack or a backup of it is running */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Body over the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (generic message) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    putStacksNameValues: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    values?: {
+                        [key: string]: string;
+                    };
+                    regenerate?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description The plan written, the inputs changed, and the restart job (or null) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        stack: {
+                            name: string;
+                            template: {
+                                source: string;
+                                id: string;
+                                revision: number;
+                            } | null;
+                            installedAt: string;
+                            manuallyEdited: boolean;
+                            directory: string;
+                        };
+                        plan: {
+                            [key: string]: unknown;
+                        };
+                        changed: string[];
+                        restart: {
+                            id: string;
+                            /** @description parity.sync, parity.scrub, disk.upgrade, … */
+                            type: string;
+                            target: string;
+                            /** @enum {string} */
+                            state: "queued" | "running" | "succeeded" | "failed" | "cancelled" | "interrupted" | "blocked";
+                            phase: string | null;
+                            percent: number | null;
+                            bytesDone: number | null;
+                            bytesTotal: number | null;
+                            etaSeconds: number | null;
+                            /** @description Whether DELETE /jobs/:id may stop it now */
+                            cancellable: boolean;
+                            /** @enum {string} */
+                            trigger: "request" | "schedule";
+                            actor: string;
+                            params: {
+                                [key: string]: unknown;
+                            };
+                            result: unknown;
+                            error: {
+                                code: string;
+                                message: string;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            } | null;
+                            /** @description The last lines of the tool's output */
+                            output: string[];
+                            createdAt: string;
+                            startedAt: string | null;
+                            endedAt: string | null;
+                        } | null;
                     };
                 };
             };

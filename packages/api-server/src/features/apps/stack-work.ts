@@ -18,6 +18,7 @@ import { IMAGE_KEY_PREFIX } from '@appliance/watchers';
 import { eq, isNull } from 'drizzle-orm';
 import type { AppContext } from '../../context.ts';
 import { backupPlans, stacks, watcherConditions } from '../../db/schema.ts';
+import type { Actor } from '../../services/audit.ts';
 import type { JobHandle } from '../../services/jobs.ts';
 import { stacksDeps } from './deps.ts';
 import type { StackJobKind, StackJobParams } from './stack-jobs.ts';
@@ -190,4 +191,40 @@ async function runUpdate(ctx: AppContext, job: JobHandle, params: StackJobParams
     }
     throw err;
   }
+}
+
+/** PUT /stacks/:name/values through the installer (same rules as install); audited. */
+export async function editValues(
+  ctx: AppContext,
+  actor: Actor | null,
+  name: string,
+  body: { values?: Record<string, string>; regenerate?: string[] },
+) {
+  const { installerFor } = await import('./service.ts');
+  try {
+    const result = await installerFor(ctx).editValues(name, body);
+    await ctx.writes.run((db) =>
+      ctx.audit.record(db, actor, {
+        operation: 'stack.values',
+        target: `stacks/${name}`,
+        details: { changed: result.changed },
+      }),
+    );
+    return result;
+  } catch (e) {
+    if (e instanceof AppError && e.status < 500) throw e;
+    await ctx.writes.run((db) =>
+      ctx.audit.record(db, actor, {
+        operation: 'stack.values',
+        target: `stacks/${name}`,
+        outcome: 'failed',
+        details: { code: e instanceof AppError ? e.code : 'internal' },
+      }),
+    );
+    throw e;
+  }
+}
+
+export async function isRunning(ctx: AppContext, name: string): Promise<boolean> {
+  return (await stacksDeps(ctx).engine.containers(name)).some((c) => c.state === 'running');
 }

@@ -19,6 +19,8 @@ import {
   StackParams,
   StackStateSchema,
   UpdateBody,
+  ValuesBody,
+  valuesResult,
 } from './stacks-schemas.ts';
 
 const work = () => import('./stack-work.ts');
@@ -65,6 +67,7 @@ const action = (kind: Exclude<StackJobKind, 'remove'>, summary: string) =>
   });
 
 const PING_MS = 15_000;
+const ValuesResult = valuesResult(JobSchema);
 
 export const stackRoutes = [
   defineRoute({
@@ -135,6 +138,40 @@ export const stackRoutes = [
           : {}),
         ...(snapshotPlan ? { snapshotPlan } : {}),
       });
+    },
+  }),
+  defineRoute({
+    method: 'PUT',
+    path: '/stacks/:name/values',
+    role: 'admin',
+    summary:
+      'Change an installed stack’s inputs (install rules, compose check); a running stack is restarted',
+    tags: ['apps'],
+    params: StackParams,
+    body: ValuesBody,
+    responses: {
+      200: {
+        description: 'The plan written, the inputs changed, and the restart job (or null)',
+        schema: ValuesResult,
+      },
+      ...errors,
+    },
+    handler: async ({ ctx, actor, params, body }) => {
+      const w = await work();
+      await w.requireStackRow(ctx, params.name);
+      assertNoBackupOf(ctx, params.name);
+      ctx.jobs.assertFree([`stack:${params.name}`]);
+      const result = await w.editValues(ctx, actor, params.name, body);
+      const restart =
+        result.changed.length > 0 && (await w.isRunning(ctx, params.name))
+          ? await ctx.jobs.start(STACK_JOBS.start.type, {
+              target: `stacks/${params.name}`,
+              params: { stack: params.name },
+              actor,
+              auditOperation: STACK_JOBS.start.type,
+            })
+          : null;
+      return ok({ ...result, restart });
     },
   }),
   defineRoute({

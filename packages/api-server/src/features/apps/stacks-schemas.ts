@@ -93,3 +93,26 @@ export const UpdateBody = v.strictObject({
   /** Run the backup plan that holds the stack first (409 no_backup_plan when none does). */
   snapshot: v.optional(v.boolean()),
 });
+
+export const ValuesBody = v.strictObject({
+  /** New values of the template's inputs (others keep theirs). */
+  values: v.optional(v.record(v.string(), v.pipe(v.string(), v.maxLength(4096)))),
+  /** Secret inputs to generate anew. */
+  regenerate: v.optional(v.pipe(v.array(v.string()), v.maxLength(64))),
+});
+
+export const valuesResult = (job: v.GenericSchema) =>
+  v.object({
+    stack: v.object({
+      name: v.string(),
+      template: v.nullable(v.object({ source: v.string(), id: v.string(), revision: v.number() })),
+      installedAt: v.string(),
+      manuallyEdited: v.boolean(),
+      directory: v.string(),
+    }),
+    plan: v.record(v.string(), v.unknown()),
+    /** Inputs whose value changed (names only). */
+    changed: v.array(v.string()),
+    /** The restart of a running stack (a start job: compose up -d recreates what changed), or null. */
+    restart: v.nullable(job),
+  });

@@ -352,6 +352,35 @@ describe('a stack’s life', () => {
     expect(open[0]!.message).toMatch(/applying it failed: The update of the stack hello was rolled back/);
   });
 
+  it('values: a new port with the install’s rules; the running stack is restarted on it', async () => {
+    const before = s.dumpDatabase();
+    const bad = await s.call('PUT', '/stacks/hello/values', { values: { COLOUR: 'red' } });
+    expect(bad.status, bad.text).toBe(400);
+    expect(bad.body.code).toBe('invalid_template_input');
+    expect(s.dumpDatabase()).toBe(before);
+    const wanted = await freeLoopbackPort();
+    // the port asked for is taken by another process: moved to the next free one, as install does
+    const blocker = net.createServer();
+    await new Promise<void>((r) => blocker.listen(wanted, '127.0.0.1', () => r()));
+    servers.push(blocker);
+    const r = await s.call('PUT', '/stacks/hello/values', { values: { WEBUI_PORT: String(wanted) } });
+    expect(r.status, r.text).toBe(200);
+    expect(r.body.changed).toEqual(['WEBUI_PORT']);
+    const input = r.body.plan.inputs.find((i: { name: string }) => i.name === 'WEBUI_PORT');
+    expect(input.requestedValue).toBe(String(wanted));
+    const moved = Number(input.value);
+    expect(moved).toBeGreaterThan(wanted);
+    expect(r.body.restart).toMatchObject({ type: 'stack.start', target: 'stacks/hello' });
+    const done = await waitJob(s, r.body.restart.id, 240_000);
+    expect(done.state, JSON.stringify(done)).toBe('succeeded');
+    expect(await eventually(async () => (await fetchText(moved)) === 'hello from 2\n')).toBe(true);
+    expect(await fetchText(port)).toBeNull();
+    expect(fs.readFileSync(path.join(s.root, 'var/lib/appliance/stacks/hello/.env'), 'utf8')).toContain(
+      `WEBUI_PORT=${moved}`,
+    );
+    port = moved;
+  });
+
   it('remove: refused without the exact phrase; down, folder and row gone, data kept', async () => {
     fs.mkdirSync(path.join(appdata(), 'second'), { recursive: true });
     fs.writeFileSync(path.join(appdata(), 'second/settings.json'), '{}');
