@@ -69,6 +69,7 @@ async function main() {
     dockerd = await startPrivateDockerd();
     process.env['DOCKER_HOST'] = dockerd.host;
     s = await startSandbox({ config: { logLevel: 'silent' } });
+    const daemon = dockerd;
     for (const name of ['svc', 'hand']) {
       const r = await s.call('POST', '/stacks', { name, compose: compose(dockerd.busyboxImage) });
       if (r.status !== 201) throw new Error(r.text);
@@ -91,7 +92,7 @@ async function main() {
           ...args,
         ],
         {
-          env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', DOCKER_HOST: dockerd.host, LC_ALL: 'C.UTF-8' },
+          env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', DOCKER_HOST: daemon.host, LC_ALL: 'C.UTF-8' },
         },
       );
     const viaService = async (verb: 'start' | 'stop') => {
