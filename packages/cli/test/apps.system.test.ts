@@ -3,12 +3,14 @@
  * logs, stop, restart, update, remove with its typed phrase; a refusal exits 1 with the API's
  * code, a usage error exits 2; --json equals the API's answer.
  */
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { type Sandbox, startSandbox } from '@appliance/api-server/testing';
 import { type PrivateDockerd, requirePrerequisites, startPrivateDockerd } from '@appliance/lab';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { appliance } from './support.ts';
+import { appliance, CLI } from './support.ts';
 
 let s: Sandbox;
 let dockerd: PrivateDockerd;
@@ -71,6 +73,30 @@ describe('appliance apps', () => {
     expect(logs.code, logs.stderr).toBe(0);
     expect(logs.stdout).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d app \| app is up\n$/);
     expect((await cli('apps', 'logs', 'web', '--tail', 'x')).code).toBe(2);
+    // -f: the line arrives over server-sent events; Ctrl-C ends the command
+    const follow = spawn(
+      process.execPath,
+      ['--conditions=@appliance/source', CLI, 'apps', 'logs', 'web', '-f', '--socket', s.socket],
+      {
+        env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: os.tmpdir() },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let followed = '';
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no line followed: ${followed}`)), 60_000);
+      follow.stdout.on('data', (d: Buffer) => {
+        followed += d;
+        if (followed.includes('app is up')) {
+          clearTimeout(timer);
+          resolve();
+        }
+      });
+    });
+    const code = new Promise((r) => follow.once('close', r));
+    follow.kill('SIGINT');
+    expect(await code).toBe(0);
+    expect(followed).toMatch(/ app \| app is up\n/);
     const stop = await cli('apps', 'stop', 'web');
     expect(stop.stdout).toBe('The stack web is stopped (stopped).\n');
     expect(await running()).toBe(false);
