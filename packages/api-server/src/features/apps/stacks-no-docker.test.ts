@@ -63,6 +63,15 @@ describe('stacks without Docker', () => {
     expect(s.dumpDatabase()).toBe(before);
   });
 
+  it('a hand-made stack has no inputs to edit: 409, nothing written', async () => {
+    const before = s.dumpDatabase();
+    const r = await s.call('PUT', '/stacks/web/values', { values: { X: '1' } });
+    expect(r.status, r.text).toBe(409);
+    expect(r.body.code).toBe('stack_has_no_inputs');
+    expect((await s.call('PUT', '/stacks/web/values', { values: { X: 1 } })).status).toBe(400);
+    expect(s.dumpDatabase()).toBe(before);
+  });
+
   it('an unknown stack is 404 stack_not_found everywhere, an invalid name too', async () => {
     for (const p of ['/stacks/nope', '/stacks/Bad%20Name', '/stacks/nope/logs'])
       expect((await s.call('GET', p)).body.code, p).toBe('stack_not_found');
