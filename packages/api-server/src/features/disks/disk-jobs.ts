@@ -293,7 +293,6 @@ class DiskJobRun {
         measurements: await measureSlot(ctx.paths, p.mountpoint),
         newMountpoint: p.kind === 'upgrade_parity' ? p.targetMountpoint : null,
         confirmation,
-        arrayStarted: true,
       });
       if (checked.refusal) throw toAppError(checked.refusal);
       const plan = checked.plan.plan;
