@@ -92,7 +92,6 @@ export function createSambaReloader(options: SambaReloaderOptions): SambaReloade
 
   /** Reloads; with `confirm`, resolves true only once smbd answered a ping sent after the reload. */
   const reload = async (confirm = false): Promise<boolean> => {
-    timer = null;
     lastAt = Date.now();
     try {
       const text = options.file ? await fs.readFile(options.file, 'utf8').catch(() => null) : null;
@@ -117,9 +116,19 @@ export function createSambaReloader(options: SambaReloaderOptions): SambaReloade
     }
   };
 
-  /** Runs `reload` after the one running, never two at once. */
-  const serialized = (confirm: boolean): Promise<boolean> => {
-    const run = (running ?? Promise.resolve()).then(() => reload(confirm));
+  /**
+   * Runs `reload` after the one running, never two at once; `when` (checked once it is this run's
+   * turn) can skip it. A confirmed reload covers a scheduled one.
+   */
+  const serialized = (confirm: boolean, when?: () => Promise<boolean>): Promise<boolean> => {
+    const run = (running ?? Promise.resolve()).then(async () => {
+      if (when && !(await when())) return true;
+      if (confirm && timer) {
+        clearTimeout(timer);
+        timer = null;
+      }
+      return reload(confirm);
+    });
     running = run.then(() => undefined);
     const mine = running;
     void mine.finally(() => {
@@ -128,12 +137,17 @@ export function createSambaReloader(options: SambaReloaderOptions): SambaReloade
     return run;
   };
 
-  const confirmed = createCoalescer(async () => {
-    // this reload covers a scheduled one
-    if (timer) clearTimeout(timer);
-    timer = null;
-    return serialized(true);
-  });
+  /** Whether the file grants access that smbd has not loaded (or its loaded file is unknown). */
+  const grantPending = async (): Promise<boolean> => {
+    if (!options.file) return false;
+    const text = await fs.readFile(options.file, 'utf8').catch(() => null);
+    return text !== null && accessGranted(loadedText, text);
+  };
+
+  const confirmed = createCoalescer(async () =>
+    // a run queued behind one that already loaded the grant has nothing left to do
+    serialized(true, grantPending),
+  );
 
   return {
     request() {
@@ -149,9 +163,7 @@ export function createSambaReloader(options: SambaReloaderOptions): SambaReloade
       loadedText = text;
     },
     async settle(timeoutMs = 3000) {
-      if (!options.file) return true;
-      const text = await fs.readFile(options.file, 'utf8').catch(() => null);
-      if (text === null || !accessGranted(loadedText, text)) return true;
+      if (!(await grantPending())) return true;
       if (!(await smbdRunning(pidFile))) return true;
       let timeout: NodeJS.Timeout | undefined;
       const late = new Promise<boolean>((resolve) => {
