@@ -20,8 +20,9 @@
  * plan). So each device is first opened here the way blkid opens it (read-only, non-blocking,
  * nothing read) and closed: one that cannot be opened is `failed` without a blkid run (one that
  * vanished, `ENOENT`, reads as "no filesystem", as blkid skips it), and only the others are
- * batched. What still stops a batch then is a device that opens but cannot be read or is
- * ambivalent; the devices after it were never opened by that run and go to the next one.
+ * batched. An open that takes longer than `OPEN_CHECK_MS` (a hung disk) fails that device alone.
+ * What still stops a batch then is a device that opens but cannot be read or is ambivalent; the
+ * devices after it were never opened by that run and go to the next one.
  *
  * Every node is probed at most once per call (issue 25): a batch that times out is not re-run.
  * blkid buffers its output, so a killed run usually leaves none: the devices whose block came out
@@ -49,14 +50,44 @@ export interface BlkidProbeOptions {
   openCheck?: (device: string) => Promise<string | null>;
 }
 
-/** Opens `device` read-only and non-blocking (as blkid does), reads nothing, closes it. */
-export async function openCheck(device: string): Promise<string | null> {
+/** How long the open check waits for a device's open(2); a slower one counts as a failed probe. */
+export const OPEN_CHECK_MS = 2_000;
+
+/**
+ * Opens still outstanding (a disk whose driver does not answer). Such an open holds a thread of
+ * libuv's pool until the kernel gives up; a device is never opened again while one is outstanding,
+ * so a hung disk holds at most one thread, and it counts as failed (its probe could not finish)
+ * without a blkid run that would hang on it too and fail the nodes after it.
+ */
+const outstanding = new Map<string, Promise<string | null>>();
+
+/**
+ * Opens `device` read-only and non-blocking (as blkid does), reads nothing, closes it: null when it
+ * opened, else the errno code (`ETIMEDOUT` after `timeoutMs`, or while an earlier open of it is
+ * still outstanding).
+ */
+export async function openCheck(device: string, timeoutMs = OPEN_CHECK_MS): Promise<string | null> {
+  if (outstanding.has(device)) return 'ETIMEDOUT';
+  const attempt = (async () => {
+    try {
+      const handle = await open(device, constants.O_RDONLY | constants.O_NONBLOCK);
+      await handle.close();
+      return null;
+    } catch (err) {
+      return (err as NodeJS.ErrnoException).code ?? 'EIO';
+    }
+  })();
+  outstanding.set(device, attempt);
+  void attempt.finally(() => outstanding.delete(device));
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<string>((resolve) => {
+    timer = setTimeout(() => resolve('ETIMEDOUT'), timeoutMs);
+    timer.unref();
+  });
   try {
-    const handle = await open(device, constants.O_RDONLY | constants.O_NONBLOCK);
-    await handle.close();
-    return null;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code ?? 'EIO';
+    return await Promise.race([attempt, late]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 
