@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { type LoopDisk, createLoopDisk, requirePrerequisites } from '@appliance/lab';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CommandRunner, createCommandRunner } from '../command.ts';
-import { probeWithBlkid } from './probe.ts';
+import { openCheck, probeWithBlkid } from './probe.ts';
 import { NO_FILESYSTEM, parseBlkidExport } from './udev.ts';
 
 const run = promisify(execFile);
@@ -161,5 +161,16 @@ describe('batched blkid probes on real loop devices', () => {
     expect(batched.get(one.device)).toBe('failed');
     expect(batched.get(two.device)).toMatchObject({ filesystem: 'vfat', label: 'two' });
     expect(batches).toEqual([[blank.device, stick.device, two.device]]);
+  });
+  it('openCheck: a disk opens, a vanished node is ENOENT, concurrent checks of one disk all answer', async () => {
+    const [one] = disks as LoopDisk[] as [LoopDisk];
+    expect(await openCheck(one.device)).toBeNull();
+    expect(await openCheck('/dev/appliance-vanished-node')).toBe('ENOENT');
+    // two reads at once share the open in flight instead of failing each other
+    expect(await Promise.all([openCheck(one.device), openCheck(one.device), openCheck(one.device)])).toEqual([
+      null,
+      null,
+      null,
+    ]);
   });
 });

@@ -55,30 +55,37 @@ export const OPEN_CHECK_MS = 2_000;
 
 /**
  * Opens still outstanding (a disk whose driver does not answer). Such an open holds a thread of
- * libuv's pool until the kernel gives up; a device is never opened again while one is outstanding,
- * so a hung disk holds at most one thread, and it counts as failed (its probe could not finish)
- * without a blkid run that would hang on it too and fail the nodes after it.
+ * libuv's pool until the kernel gives up; a device is never opened again while one is outstanding
+ * (a later check waits for that one), so a hung disk holds at most one thread, and it counts as
+ * failed (its probe could not finish) without a blkid run that would hang on it too and fail the
+ * nodes after it.
  */
 const outstanding = new Map<string, Promise<string | null>>();
 
 /**
  * Opens `device` read-only and non-blocking (as blkid does), reads nothing, closes it: null when it
- * opened, else the errno code (`ETIMEDOUT` after `timeoutMs`, or while an earlier open of it is
- * still outstanding).
+ * opened, else the errno code (`ETIMEDOUT` when no answer came within `timeoutMs`, also from an
+ * earlier open still outstanding, which is waited for rather than repeated).
  */
 export async function openCheck(device: string, timeoutMs = OPEN_CHECK_MS): Promise<string | null> {
-  if (outstanding.has(device)) return 'ETIMEDOUT';
-  const attempt = (async () => {
-    try {
-      const handle = await open(device, constants.O_RDONLY | constants.O_NONBLOCK);
-      await handle.close();
-      return null;
-    } catch (err) {
-      return (err as NodeJS.ErrnoException).code ?? 'EIO';
-    }
-  })();
-  outstanding.set(device, attempt);
-  void attempt.finally(() => outstanding.delete(device));
+  // a read running at the same time shares the open in flight (a hung one is not opened again)
+  let attempt = outstanding.get(device);
+  if (attempt === undefined) {
+    const started = (async () => {
+      try {
+        const handle = await open(device, constants.O_RDONLY | constants.O_NONBLOCK);
+        await handle.close();
+        return null;
+      } catch (err) {
+        return (err as NodeJS.ErrnoException).code ?? 'EIO';
+      }
+    })();
+    attempt = started;
+    outstanding.set(device, started);
+    void started.finally(() => {
+      if (outstanding.get(device) === started) outstanding.delete(device);
+    });
+  }
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<string>((resolve) => {
     timer = setTimeout(() => resolve('ETIMEDOUT'), timeoutMs);
