@@ -1,7 +1,13 @@
 export * from './core/types.ts';
 export { nextParityMountpoint } from './core/parity-mountpoint.ts';
 export { arrayExists, checkSlot, findSlotDisk, slotIdentity, noArray } from './core/slots.ts';
-export { checkNewDisk, checkReplacement, registeredExternal } from './core/replacement-checks.ts';
+export {
+  checkListedDisk,
+  checkNewDisk,
+  checkReplacement,
+  inUse,
+  registeredExternal,
+} from './core/replacement-checks.ts';
 export type { ReplacementInput, ReplacementOk } from './core/replacement-checks.ts';
 export { planUpgrade } from './core/upgrade-plan.ts';
 export { planReplace } from './core/replace-plan.ts';

@@ -212,12 +212,12 @@ describe('disk jobs across a killed service (SIGKILL in each phase)', () => {
     expect(await options('/mnt/disk1')).toMatch(/^rw,/);
     expect(differences(disk1, await snapshot(lab.real('/mnt/disk1')))).toEqual([]);
     expect(differences(poolTree, await snapshot(pool()))).toEqual([]);
-    // the same request is now refused: the new disk is the slot's own, mounted (R4 before R5)
+    // the same request is now refused: the new disk is the slot's own (R5 before R4, 03 §5 revised)
     const again = await call('POST', '/disks/array/upgrade', body);
     expect([again.status, again.body.code, again.body.details?.reason]).toEqual([
       400,
       'invalid_plan',
-      'disk_mounted',
+      'same_disk',
     ]);
 
     // back onto the old disk, killed in the sync after the switch: on the (old) new disk

@@ -296,7 +296,6 @@ class DiskJobRun {
         measurements: await measureSlot(ctx.paths, p.mountpoint),
         newMountpoint: p.kind === 'upgrade_parity' ? p.targetMountpoint : null,
         confirmation,
-        arrayStarted: true,
       });
       if (checked.refusal) throw toAppError(checked.refusal);
       const tooSmall = doesNotFit(checked.plan.plan);
