@@ -1,0 +1,99 @@
+/** What is on a share's cache directory, what the kernel holds open for writing, where paths exist. */
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import type { CacheEntry } from '../core/model.ts';
+
+/** Every entry below `root` (links never followed), paths relative to it. */
+export async function scanCache(root: string): Promise<CacheEntry[]> {
+  const out: CacheEntry[] = [];
+  const walk = async (dir: string, rel: string): Promise<void> => {
+    const names = await fs.readdir(dir);
+    for (const name of names) {
+      const full = path.join(dir, name);
+      const r = rel === '' ? name : `${rel}/${name}`;
+      const st = await fs.lstat(full, { bigint: true });
+      const kind: CacheEntry['kind'] = st.isFile()
+        ? 'file'
+        : st.isDirectory()
+          ? 'dir'
+          : st.isSymbolicLink()
+            ? 'symlink'
+            : 'other';
+      const entry: CacheEntry = {
+        rel: r,
+        kind,
+        size: kind === 'file' ? Number(st.size) : 0,
+        inode: `${st.dev}:${st.ino}`,
+        nlink: Number(st.nlink),
+      };
+      if (kind === 'dir') {
+        const before = out.length;
+        out.push(entry);
+        await walk(full, r);
+        entry.empty = out.length === before + 1;
+      } else out.push(entry);
+    }
+  };
+  await walk(root, '');
+  return out;
+}
+
+const O_ACCMODE = 0o3;
+
+/**
+ * Real paths below `under` that some process holds open for writing, as the kernel sees them
+ * (`/proc/<pid>/fd/*` and the access mode in `/proc/<pid>/fdinfo/*`). A write through the pool
+ * shows as mergerfs holding the branch's file.
+ */
+export async function filesOpenForWriting(procDir: string, under: string): Promise<Set<string>> {
+  const prefix = under.endsWith('/') ? under : `${under}/`;
+  const out = new Set<string>();
+  const pids = (await fs.readdir(procDir)).filter((p) => /^\d+$/.test(p));
+  await Promise.all(
+    pids.map(async (pid) => {
+      const fdDir = path.join(procDir, pid, 'fd');
+      const fds = await fs.readdir(fdDir).catch(() => [] as string[]);
+      for (const fd of fds) {
+        const target = await fs.readlink(path.join(fdDir, fd)).catch(() => null);
+        if (target === null || !target.startsWith(prefix)) continue;
+        const info = await fs.readFile(path.join(procDir, pid, 'fdinfo', fd), 'utf8').catch(() => '');
+        const m = /^flags:\s+([0-7]+)/m.exec(info);
+        if (m && (Number.parseInt(m[1]!, 8) & O_ACCMODE) !== 0) out.add(target);
+      }
+    }),
+  );
+  return out;
+}
+
+/**
+ * For each path (and each ancestor directory of it), the indexes of the roots where it exists
+ * (`lstat`, links not followed). Roots are the share's directories on the data disks.
+ */
+export async function presence(
+  roots: readonly string[],
+  rels: readonly string[],
+): Promise<Map<string, number[]>> {
+  const wanted = new Set<string>();
+  for (const rel of rels)
+    for (let r = rel; r !== '' && !wanted.has(r); r = r.slice(0, Math.max(0, r.lastIndexOf('/'))))
+      wanted.add(r);
+  const out = new Map<string, number[]>();
+  const list = [...wanted];
+  const CHUNK = 256;
+  for (let i = 0; i < list.length; i += CHUNK) {
+    await Promise.all(
+      list.slice(i, i + CHUNK).map(async (rel) => {
+        const found: number[] = [];
+        for (let d = 0; d < roots.length; d++) {
+          const ok = await fs.lstat(path.join(roots[d]!, rel)).then(
+            () => true,
+            () => false,
+          );
+          if (ok) found.push(d);
+        }
+        if (found.length > 0) out.set(rel, found);
+      }),
+    );
+  }
+  return out;
+}
