@@ -65,7 +65,9 @@ export async function createLabArray(options: {
   dataSizeMiB: number;
   /** Spare (unformatted) disks to attach as well, in MiB. */
   spares?: number[];
-}): Promise<LabArray & { spares: LoopDisk[] }> {
+  /** A cache disk of this size (MiB), mounted at /mnt/cache and first branch of the pool. */
+  cacheSizeMiB?: number;
+}): Promise<LabArray & { spares: LoopDisk[]; cache: LoopDisk | null }> {
   await requirePrerequisites({ root: true, tools: LAB_TOOLS });
   const work = await fs.mkdtemp(path.join(os.tmpdir(), 'lab-array-'));
   const imageDir = path.join(work, 'images');
@@ -76,17 +78,19 @@ export async function createLabArray(options: {
   for (let i = 0; i < options.dataDisks; i++) data.push(await loop(imageDir, options.dataSizeMiB * MiB));
   const spares: LoopDisk[] = [];
   for (const size of options.spares ?? []) spares.push(await loop(imageDir, size * MiB));
+  const cache = options.cacheSizeMiB ? await loop(imageDir, options.cacheSizeMiB * MiB) : null;
   const clock = shiftedClock();
   const s = await startSandbox({
     lab: true,
     config: { lab: { enabled: true, imageDir } },
     start: { runner, clock, scheduler: false },
   });
-  const members = [parity, ...data];
+  const members = [parity, ...data, ...(cache ? [cache] : [])];
   const r = await s.call('POST', '/disks/array', {
     disks: [
       { device: parity.device, role: 'parity' },
       ...data.map((d) => ({ device: d.device, role: 'data' })),
+      ...(cache ? [{ device: cache.device, role: 'cache' }] : []),
     ],
     confirmation: erasePhrase(members.map((m) => m.device)),
   });
@@ -100,6 +104,7 @@ export async function createLabArray(options: {
     runner,
     disks: { parity, data },
     spares,
+    cache,
     real,
     async destroy() {
       await unmountUnder(s.root);

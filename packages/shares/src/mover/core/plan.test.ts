@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { CacheEntry, CreatePolicy } from './model.ts';
 import { batchMoves, footprint, moveUnits, planMoves } from './plan.ts';
-import { sameCopy, skipEvent } from './report.ts';
+import { countByReason, sameCopy, skipEvent } from './report.ts';
 
 const MiB = 1024 * 1024;
 const file = (rel: string, size = 1000, inode = rel, nlink = 1): CacheEntry => ({
@@ -133,14 +133,12 @@ describe('batchMoves', () => {
 
 describe('report', () => {
   it('one event names the counts and the first paths', () => {
-    const e = skipEvent(
-      [
-        { share: 'media', path: 'a', reason: 'open_for_writing' },
-        { share: 'media', path: 'b', reason: 'no_space' },
-        { share: 'media', path: 'c', reason: 'no_space' },
-      ],
-      2,
-    );
+    const skipped = [
+      { share: 'media', path: 'a', reason: 'open_for_writing' as const },
+      { share: 'media', path: 'b', reason: 'no_space' as const },
+      { share: 'media', path: 'c', reason: 'no_space' as const },
+    ];
+    const e = skipEvent({ skipped, skippedCount: 3, skippedByReason: countByReason(skipped) }, 2);
     expect(e.eventType).toBe('mover_skipping_files');
     expect(e.title).toBe('The mover left 3 files on the cache');
     expect(e.message).toContain('1 open for writing, 2 no data disk has room');

@@ -100,9 +100,9 @@ export function planMoves(input: PlanInput): MovePlan {
     free[disk] = (free[disk] ?? 0) - need;
     for (const rel of unit.rels) {
       for (let d = unit.kind === 'dir' ? rel : parentOf(rel); d !== ''; d = parentOf(d)) {
-        let set = planned.get(d);
-        if (!set) planned.set(d, (set = new Set()));
+        const set = planned.get(d) ?? new Set<number>();
         set.add(disk);
+        planned.set(d, set);
       }
     }
     moves.push({ ...unit, disk });
@@ -178,7 +178,10 @@ export function batchMoves(
       out.push(b.moves);
       b = undefined;
     }
-    if (!b) open.set(m.disk, (b = { moves: [], files: 0, bytes: 0 }));
+    if (!b) {
+      b = { moves: [], files: 0, bytes: 0 };
+      open.set(m.disk, b);
+    }
     b.moves.push(m);
     b.files += m.rels.length;
     b.bytes += m.size;

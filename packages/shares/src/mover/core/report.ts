@@ -40,18 +40,18 @@ export function countByReason(skipped: readonly Skipped[]): Record<SkipReason, n
 
 /** The one `mover_skipping_files` of a run: counts by reason and the first paths. */
 export function skipEvent(
-  skipped: readonly Skipped[],
+  run: Pick<MoverResult, 'skipped' | 'skippedCount' | 'skippedByReason'>,
   firstPaths = 5,
 ): { eventType: 'mover_skipping_files'; title: string; message: string } {
-  const counts = countByReason(skipped);
+  const counts = run.skippedByReason;
   const parts = (Object.keys(counts) as SkipReason[])
     .filter((r) => counts[r] > 0)
     .map((r) => `${counts[r]} ${REASON_TEXT[r]}`);
-  const first = skipped
+  const first = run.skipped
     .slice(0, firstPaths)
     .map((s) => `/mnt/user/${s.share}/${s.path} (${REASON_TEXT[s.reason]})`);
-  const more = skipped.length > firstPaths ? `, and ${skipped.length - firstPaths} more` : '';
-  const n = skipped.length;
+  const n = run.skippedCount;
+  const more = n > first.length ? `, and ${n - first.length} more` : '';
   return {
     eventType: 'mover_skipping_files',
     title: `The mover left ${n} file${n === 1 ? '' : 's'} on the cache`,
