@@ -202,6 +202,8 @@ describe('the mover on a real array', () => {
       settings: { enabled: true, time: '02:00', verify: 'size-mtime' },
     });
     expect(status.body.nextRun).toMatch(/T02:00:00\.000Z$/);
+    // thousands of small files outgrow this lab's parity disk (a 256 KiB SnapRAID block each)
+    for (const d of DISKS) await run('sh', ['-c', 'rm -rf -- "$1"/*', 'rm', lab.real(`${d}/${SHARE}`)]);
   }, 600_000);
 
   it('skips a file open for writing and a path already on a data disk, keeps both copies, raises one event', async () => {
@@ -282,6 +284,48 @@ describe('the mover on a real array', () => {
     }
   }, 300_000);
 
+  it('cancelled between files: what moved stays moved, the rest stays on the cache, nothing on both', async () => {
+    const r = await lab.s.call('PUT', `/shares/${SHARE}`, {
+      cacheMode: 'cache-then-move',
+      createPolicy: 'mfs',
+      smb: { enabled: true, browseable: true },
+    });
+    expect(r.status, r.text).toBe(200);
+    // more names than one batch holds (1,000): at least two batches, whatever the disks' free space
+    const names = Array.from({ length: 1200 }, (_, i) => `cancel/f${i}.txt`);
+    await fs.mkdir(cache('cancel'), { recursive: true });
+    for (const n of names) await fs.writeFile(cache(n), n);
+    // cancelled before the second batch
+    lab.s.server.ctx.hooks.moverBeforeBatch = async (index) => {
+      if (index !== 1) return;
+      const job = lab.s.server.ctx.jobs.running().find((j) => j.type === 'mover.run')!;
+      cancelStatus = (await lab.s.call('DELETE', `/jobs/${job.id}`)).status;
+    };
+    let movedByJob = -1;
+    let cancelStatus = 0;
+    try {
+      const job = await runMover();
+      expect([cancelStatus, job.state]).toEqual([202, 'cancelled']);
+      movedByJob = (job.result as { movedFiles: number }).movedFiles;
+    } finally {
+      lab.s.server.ctx.hooks.moverBeforeBatch = undefined;
+    }
+    const moved = names.filter((n) => holders(lab, n).length === 1);
+    const kept = names.filter((n) => fsSync.existsSync(cache(n)));
+    expect(moved.length).toBe(movedByJob);
+    expect(moved.length).toBeGreaterThan(0);
+    expect(kept.length).toBe(names.length - moved.length);
+    expect(moved.filter((n) => kept.includes(n))).toEqual([]);
+    expect((await lab.s.call('GET', '/mover')).body.lastRun).toMatchObject({
+      state: 'cancelled',
+      movedFiles: movedByJob,
+    });
+    const again = await runMover();
+    expect(again.result).toMatchObject({ movedFiles: kept.length, skippedCount: 0 });
+    expect(fsSync.existsSync(cache('cancel'))).toBe(false);
+    for (const d of DISKS) await fs.rm(lab.real(`${d}/${SHARE}/cancel`), { recursive: true, force: true });
+  }, 300_000);
+
   it('nightly: the mover runs before the parity sync when both are due (driven clock)', async () => {
     await fs.writeFile(cache('nightly.txt'), 'moved before the sync');
     lab.clock.setTo(new Date(Date.now() + 2 * 86_400_000));
@@ -296,7 +340,8 @@ describe('the mover on a real array', () => {
     expect(Date.parse(sync!.startedAt!)).toBeGreaterThanOrEqual(
       Date.parse(lab.s.server.ctx.jobs.get(mover!.id)!.endedAt!),
     );
-    expect((await waitJob(lab.s, sync!.id)).state).toBe('succeeded');
+    const synced = await waitJob(lab.s, sync!.id);
+    expect(synced.state, JSON.stringify(synced.error)).toBe('succeeded');
     expect(holders(lab, 'nightly.txt')).toHaveLength(1);
   }, 300_000);
 
@@ -345,14 +390,17 @@ describe('the mover on a real array', () => {
         return done >= 5 && (await processesWith(cache())).length > 0 ? true : undefined;
       }, 120_000);
       await proc!.kill(); // SIGKILL to the service and every process below it
-      expect(await processesWith(cache())).toEqual([]);
+      await eventually(async () => ((await processesWith(cache())).length === 0 ? true : undefined));
 
       await start();
       const after = await eventually(async () => {
         const j = (await call('GET', `/jobs/${id}`)).body;
         return j.state === 'interrupted' && /settled|between two files/.test(j.error.message) ? j : undefined;
       }, 60_000);
+      // killed inside a batch: its journal was settled by the restarted service
       expect(after.error.code).toBe('interrupted');
+      expect(after.error.message).toMatch(/batch it was moving was settled/);
+      expect(after.error.details.settled.moved).toBeGreaterThanOrEqual(5);
       // every file whole on exactly one side
       for (const [rel, sum] of sums) {
         const on = [

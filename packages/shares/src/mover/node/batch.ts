@@ -114,7 +114,7 @@ export async function settleBatch(
       if (unit.kind === 'dir') continue;
       for (const rel of unit.rels) await fs.rm(path.join(journal.cacheDir, rel), { force: true });
       out.movedFiles += unit.rels.length;
-      out.movedBytes += Number(disk[0]!.size);
+      if (unit.kind === 'file') out.movedBytes += Number(disk[0]!.size);
       continue;
     }
     // not whole: take back this batch's copies, keep the cache's
