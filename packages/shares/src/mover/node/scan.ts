@@ -1,4 +1,5 @@
 /** What is on a share's cache directory, what the kernel holds open for writing, where paths exist. */
+import fsSync from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { CacheEntry } from '../core/model.ts';
@@ -6,12 +7,15 @@ import type { CacheEntry } from '../core/model.ts';
 /** Every entry below `root` (links never followed), paths relative to it. */
 export async function scanCache(root: string): Promise<CacheEntry[]> {
   const out: CacheEntry[] = [];
-  const walk = async (dir: string, rel: string): Promise<void> => {
-    const names = await fs.readdir(dir);
-    for (const name of names) {
-      const full = path.join(dir, name);
+  /** Returns how many names `dir` holds. */
+  const walk = async (dir: string, rel: string): Promise<number> => {
+    const names = (await fs.readdir(dir)).sort();
+    // one directory's entries at once: the thread pool works while this waits
+    const stats = await Promise.all(names.map((name) => fs.lstat(path.join(dir, name), { bigint: true })));
+    for (let i = 0; i < names.length; i++) {
+      const name = names[i]!;
+      const st = stats[i]!;
       const r = rel === '' ? name : `${rel}/${name}`;
-      const st = await fs.lstat(full, { bigint: true });
       const kind: CacheEntry['kind'] = st.isFile()
         ? 'file'
         : st.isDirectory()
@@ -26,15 +30,30 @@ export async function scanCache(root: string): Promise<CacheEntry[]> {
         inode: `${st.dev}:${st.ino}`,
         nlink: Number(st.nlink),
       };
-      if (kind === 'dir') {
-        const before = out.length;
-        out.push(entry);
-        await walk(full, r);
-        entry.empty = out.length === before + 1;
-      } else out.push(entry);
+      out.push(entry);
+      if (kind === 'dir') entry.empty = (await walk(path.join(dir, name), r)) === 0;
     }
+    return names.length;
   };
   await walk(root, '');
+  return out;
+}
+
+/** `fn` over `items`, at most `limit` at a time; results in the items' order. */
+export async function mapLimit<T, R>(
+  items: readonly T[],
+  limit: number,
+  fn: (item: T) => Promise<R>,
+): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
   return out;
 }
 
@@ -79,21 +98,16 @@ export async function presence(
       wanted.add(r);
   const out = new Map<string, number[]>();
   const list = [...wanted];
-  const CHUNK = 256;
+  // synchronous lstat (mostly a missing name: a lookup in the dentry cache), yielding between chunks
+  const CHUNK = 512;
   for (let i = 0; i < list.length; i += CHUNK) {
-    await Promise.all(
-      list.slice(i, i + CHUNK).map(async (rel) => {
-        const found: number[] = [];
-        for (let d = 0; d < roots.length; d++) {
-          const ok = await fs.lstat(path.join(roots[d]!, rel)).then(
-            () => true,
-            () => false,
-          );
-          if (ok) found.push(d);
-        }
-        if (found.length > 0) out.set(rel, found);
-      }),
-    );
+    for (const rel of list.slice(i, i + CHUNK)) {
+      const found: number[] = [];
+      for (let d = 0; d < roots.length; d++)
+        if (fsSync.lstatSync(path.join(roots[d]!, rel), { throwIfNoEntry: false })) found.push(d);
+      if (found.length > 0) out.set(rel, found);
+    }
+    await new Promise((r) => setImmediate(r));
   }
   return out;
 }
