@@ -54,6 +54,7 @@ function moverJob(ctx: AppContext): JobDefinition<RunParams> {
             share: p.share,
           }),
         ...(ctx.hooks.moverBeforeBatch ? { beforeBatch: ctx.hooks.moverBeforeBatch } : {}),
+        ...(ctx.hooks.moverBatch ? { batch: ctx.hooks.moverBatch } : {}),
       });
     },
     async after(view) {

@@ -155,9 +155,11 @@ describe('the mover on a real array', () => {
     lab.s.server.ctx.hooks.moverBeforeBatch = async () => {
       views.push(await poolView(lab));
     };
+    lab.s.server.ctx.hooks.moverBatch = { maxFiles: 1000, maxBytes: 256 * MiB };
 
     const job = await runMover();
     lab.s.server.ctx.hooks.moverBeforeBatch = undefined;
+    lab.s.server.ctx.hooks.moverBatch = undefined;
     expect(job.state, JSON.stringify(job.error)).toBe('succeeded');
     expect(job.result).toMatchObject({ movedFiles: 3005, skippedCount: 0, shares: [SHARE] });
     // the pool showed the same share between every batch and after
@@ -291,8 +293,9 @@ describe('the mover on a real array', () => {
       smb: { enabled: true, browseable: true },
     });
     expect(r.status, r.text).toBe(200);
-    // more names than one batch holds (1,000): at least two batches, whatever the disks' free space
-    const names = Array.from({ length: 1200 }, (_, i) => `cancel/f${i}.txt`);
+    // more names than one batch holds: at least two batches, whatever the disks' free space
+    const names = Array.from({ length: 300 }, (_, i) => `cancel/f${i}.txt`);
+    lab.s.server.ctx.hooks.moverBatch = { maxFiles: 100, maxBytes: 256 * MiB };
     await fs.mkdir(cache('cancel'), { recursive: true });
     for (const n of names) await fs.writeFile(cache(n), n);
     // cancelled before the second batch
@@ -309,6 +312,7 @@ describe('the mover on a real array', () => {
       movedByJob = (job.result as { movedFiles: number }).movedFiles;
     } finally {
       lab.s.server.ctx.hooks.moverBeforeBatch = undefined;
+      lab.s.server.ctx.hooks.moverBatch = undefined;
     }
     const moved = names.filter((n) => holders(lab, n).length === 1);
     const kept = names.filter((n) => fsSync.existsSync(cache(n)));

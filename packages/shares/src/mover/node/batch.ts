@@ -190,7 +190,12 @@ export interface RunBatchOptions {
   signal?: AbortSignal;
   onSpawn?: (pid: number | null) => void;
   onOutput?: (line: string) => void;
+  /** Each file rsync has put in place (its size), for live progress; throttled by the caller. */
+  onFile?: (size: number) => void;
 }
+
+/** rsync's line per file it wrote (`--out-format`): a marker, the size, the name. */
+const FILE_LINE = /^>MOVED (\d+) /;
 
 /** Journals, copies, verifies and settles one batch. */
 export async function runBatch(o: RunBatchOptions): Promise<BatchOutcome> {
@@ -227,6 +232,7 @@ export async function runBatch(o: RunBatchOptions): Promise<BatchOutcome> {
     '--numeric-ids',
     '--ignore-existing',
     '--from0',
+    '--out-format=>MOVED %l %n',
     `--files-from=${list}`,
     `--temp-dir=${temp}`,
     `${o.cacheDir}/`,
@@ -241,7 +247,10 @@ export async function runBatch(o: RunBatchOptions): Promise<BatchOutcome> {
       killGraceMs: 30_000,
       onSpawn: (pid) => o.onSpawn?.(pid),
       onLine: (line, stream) => {
-        if (stream === 'stderr' && line.trim() !== '') o.onOutput?.(line);
+        if (stream === 'stdout') {
+          const m = FILE_LINE.exec(line);
+          if (m && !line.endsWith('/')) o.onFile?.(Number(m[1]));
+        } else if (line.trim() !== '') o.onOutput?.(line);
       },
     },
   );

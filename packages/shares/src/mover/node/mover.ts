@@ -48,7 +48,12 @@ export interface MoverOptions {
   beforeBatch?: (index: number) => Promise<void> | void;
 }
 
-export const DEFAULT_BATCH = { maxFiles: 1000, maxBytes: 256 * 1024 * 1024 };
+/**
+ * Per rsync run. Larger batches cost fewer runs and checks (measured: 10 runs of 1,000 files were
+ * ≈2× one rsync by hand; see tools/bench/mover); a cancel still stops between files (rsync is
+ * stopped and its batch settled), and a restart settles at most one batch (hashing ≤ 1 GiB).
+ */
+export const DEFAULT_BATCH = { maxFiles: 10_000, maxBytes: 1024 * 1024 * 1024 };
 
 /** Settles a batch a killed or cancelled run left journalled (the restart recovery). */
 export async function recoverMover(
@@ -162,6 +167,8 @@ export async function runMover(o: MoverOptions): Promise<MoverResult> {
         if (reason) for (const r of m.rels) skipped.push({ share: p.share.name, path: r, reason });
         else go.push(m);
       }
+      let liveFiles = 0;
+      let liveBytes = 0;
       if (go.length > 0) {
         const r = await runBatch({
           runner: o.runner,
@@ -175,6 +182,17 @@ export async function runMover(o: MoverOptions): Promise<MoverResult> {
           ...(o.signal ? { signal: o.signal } : {}),
           ...(o.onSpawn ? { onSpawn: o.onSpawn } : {}),
           ...(o.onOutput ? { onOutput: o.onOutput } : {}),
+          onFile: (size) => {
+            liveFiles += 1;
+            liveBytes += size;
+            o.onProgress?.({
+              share: p.share.name,
+              filesDone: filesDone + liveFiles,
+              filesTotal,
+              bytesDone: bytesDone + liveBytes,
+              bytesTotal,
+            });
+          },
         });
         movedFiles += r.movedFiles;
         movedBytes += r.movedBytes;
