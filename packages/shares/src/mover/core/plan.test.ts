@@ -119,6 +119,26 @@ describe('planMoves', () => {
   });
 });
 
+describe('planMoves: a directory of the path that is a symlink or a file on a disk', () => {
+  it('never writes below it on that disk; on every disk: skipped, both kept', () => {
+    const p = planMoves({
+      share: 'media',
+      policy: 'mfs',
+      minFreeBytes: 0,
+      disks: [
+        { mountpoint: '/mnt/disk1', freeBytes: 500 * MiB },
+        { mountpoint: '/mnt/disk2', freeBytes: 100 * MiB },
+      ],
+      entries: [file('a/b/c'), file('x/y')],
+      openForWriting: new Set(),
+      presentOn: () => [],
+      notDirOn: (rel) => (rel === 'a' ? [0] : rel === 'x' ? [0, 1] : []),
+    });
+    expect(p.moves.map((m) => [m.rels[0], m.disk])).toEqual([['a/b/c', 1]]);
+    expect(p.skipped).toEqual([{ share: 'media', path: 'x/y', reason: 'exists_on_array' }]);
+  });
+});
+
 describe('batchMoves', () => {
   it('batches per disk within the limits, never splitting a hard-linked file', () => {
     const m = (rels: string[], disk: number, size = 1) => ({ rels, kind: 'file' as const, size, disk });

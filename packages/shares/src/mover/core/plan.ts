@@ -28,6 +28,12 @@ export interface PlanInput {
    * now. `''` (the share's top directory) counts as present everywhere.
    */
   presentOn(rel: string): readonly number[];
+  /**
+   * Indexes of the disks where a directory on this path (relative to the share) is something else
+   * (a symlink, a file): nothing may be written below it there, rsync would replace it or follow it.
+   * `''` is the share's directory on the disk. Optional (none).
+   */
+  notDirOn?(rel: string): readonly number[];
 }
 
 const BLOCK = 4096;
@@ -91,7 +97,18 @@ export function planMoves(input: PlanInput): MovePlan {
       continue;
     }
     const need = unit.kind === 'dir' ? BLOCK : footprint(unit.size);
-    const fits = (i: number) => (free[i] ?? 0) - need >= input.minFreeBytes;
+    // a disk where a directory of the path is a symlink or a file is never written below it
+    const blocked = new Set<number>();
+    for (const rel of unit.rels)
+      for (let d = parentOf(rel); ; d = parentOf(d)) {
+        for (const i of input.notDirOn?.(d) ?? []) blocked.add(i);
+        if (d === '') break;
+      }
+    if (blocked.size === input.disks.length) {
+      skip(unit, 'exists_on_array');
+      continue;
+    }
+    const fits = (i: number) => !blocked.has(i) && (free[i] ?? 0) - need >= input.minFreeBytes;
     const disk = choose(input.policy, parentOf(unit.rels[0]!), fits, free, holders);
     if (disk < 0) {
       skip(unit, 'no_space');

@@ -184,4 +184,45 @@ describe('runMover', () => {
     const onDisks = ['disk1', 'disk2'].filter((d) => fsSync.existsSync(at(d, 'share/lonely')));
     expect(onDisks).toHaveLength(1);
   });
+
+  it('never writes through a directory that is a symlink on a data disk: the file goes to the other disk', async () => {
+    await fs.mkdir(at('outside'));
+    await fs.symlink(at('outside'), at('disk1/share/a'));
+    await fs.mkdir(at('cache/share/a'));
+    await fs.writeFile(at('cache/share/a/f'), 'f');
+    const r = await runMover({
+      shares: [{ name: 'share', createPolicy: 'ff' }],
+      cacheRoot: at('cache'),
+      dataDisks: [at('disk1'), at('disk2')],
+      minFreeBytes: 0,
+      verify: 'size-mtime',
+      journalDir: at('journal'),
+      procDir: '/proc',
+      runner,
+    });
+    expect(r.movedFiles).toBe(1);
+    expect(await fs.readdir(at('outside'))).toEqual([]);
+    expect(await fs.readFile(at('disk2/share/a/f'), 'utf8')).toBe('f');
+    expect((await fs.lstat(at('disk1/share/a'))).isSymbolicLink()).toBe(true);
+  });
+
+  it('a share directory that is a symlink on a data disk: nothing goes to that disk', async () => {
+    await fs.mkdir(at('outside'));
+    await fs.rm(at('disk1/share'), { recursive: true });
+    await fs.symlink(at('outside'), at('disk1/share'));
+    await fs.writeFile(at('cache/share/f'), 'f');
+    const r = await runMover({
+      shares: [{ name: 'share', createPolicy: 'ff' }],
+      cacheRoot: at('cache'),
+      dataDisks: [at('disk1'), at('disk2')],
+      minFreeBytes: 0,
+      verify: 'size-mtime',
+      journalDir: at('journal'),
+      procDir: '/proc',
+      runner,
+    });
+    expect(r.movedFiles).toBe(1);
+    expect(await fs.readdir(at('outside'))).toEqual([]);
+    expect(await fs.readFile(at('disk2/share/f'), 'utf8')).toBe('f');
+  });
 });

@@ -65,6 +65,18 @@ export async function recoverMover(
   return { moved: r.movedFiles, keptOnCache: r.skipped.length };
 }
 
+/** The disks where a directory above `rel` is not a directory. */
+function ancestorsNotDir(notDir: Map<string, number[]>, rel: string): number[] {
+  const out: number[] = [];
+  for (
+    let r = rel.slice(0, Math.max(0, rel.lastIndexOf('/')));
+    r !== '';
+    r = r.slice(0, Math.max(0, r.lastIndexOf('/')))
+  )
+    out.push(...(notDir.get(r) ?? []));
+  return out;
+}
+
 async function freeBytes(dir: string): Promise<number> {
   const s = await fs.statfs(dir);
   return s.bavail * s.bsize;
@@ -121,6 +133,12 @@ export async function runMover(o: MoverOptions): Promise<MoverResult> {
     if (!(await isDir(cacheDir))) continue;
     const diskDirs = o.dataDisks.map((d) => path.join(d, share.name));
     const entries = await scanCache(cacheDir);
+    // the share's directory on a disk that is a symlink or a file: nothing goes to that disk
+    const badTop: number[] = [];
+    for (let d = 0; d < diskDirs.length; d++) {
+      const st = await fs.lstat(diskDirs[d]!).catch(() => null);
+      if (st && !st.isDirectory()) badTop.push(d);
+    }
     const open = await filesOpenForWriting(o.procDir, cacheDir);
     const openRel = new Set([...open].map((p) => path.relative(cacheDir, p)));
     const present = await presence(
@@ -134,7 +152,8 @@ export async function runMover(o: MoverOptions): Promise<MoverResult> {
       disks: o.dataDisks.map((d, i) => ({ mountpoint: d, freeBytes: free[i]! })),
       entries,
       openForWriting: openRel,
-      presentOn: (rel) => present.get(rel) ?? [],
+      presentOn: (rel) => present.present.get(rel) ?? [],
+      notDirOn: (rel) => (rel === '' ? badTop : (present.notDir.get(rel) ?? [])),
     });
     for (const m of plan.moves) free[m.disk] = free[m.disk]! - footprint(m.size);
     skipped.push(...plan.skipped);
@@ -161,7 +180,8 @@ export async function runMover(o: MoverOptions): Promise<MoverResult> {
       for (const m of batch) {
         const reason = m.rels.some((r) => open.has(path.join(p.cacheDir, r)))
           ? 'open_for_writing'
-          : m.kind !== 'dir' && m.rels.some((r) => now.has(r))
+          : m.rels.some((r) => (now.present.get(r) ?? []).length > 0 && m.kind !== 'dir') ||
+              m.rels.some((r) => ancestorsNotDir(now.notDir, r).includes(disk))
             ? 'exists_on_array'
             : null;
         if (reason) for (const r of m.rels) skipped.push({ share: p.share.name, path: r, reason });

@@ -86,28 +86,52 @@ export async function filesOpenForWriting(procDir: string, under: string): Promi
 
 /**
  * For each path (and each ancestor directory of it), the indexes of the roots where it exists
- * (`lstat`, links not followed). Roots are the share's directories on the data disks.
+ * (`lstat`, the last component not followed), and for the ancestors, the roots where it is not a
+ * directory (a symlink or a file: nothing may be written below it). Checked from the top down, so
+ * a symlinked directory is seen before anything below it would be looked up through it.
  */
 export async function presence(
   roots: readonly string[],
   rels: readonly string[],
-): Promise<Map<string, number[]>> {
+): Promise<{ present: Map<string, number[]>; notDir: Map<string, number[]> }> {
   const wanted = new Set<string>();
-  for (const rel of rels)
-    for (let r = rel; r !== '' && !wanted.has(r); r = r.slice(0, Math.max(0, r.lastIndexOf('/'))))
+  const dirs = new Set<string>();
+  for (const rel of rels) {
+    wanted.add(rel);
+    for (let r = parentOfRel(rel); r !== '' && !dirs.has(r); r = parentOfRel(r)) {
+      dirs.add(r);
       wanted.add(r);
-  const out = new Map<string, number[]>();
-  const list = [...wanted];
+    }
+  }
+  const present = new Map<string, number[]>();
+  const notDir = new Map<string, number[]>();
+  // top down: shorter paths first
+  const list = [...wanted].sort((a, b) => a.split('/').length - b.split('/').length);
   // synchronous lstat (mostly a missing name: a lookup in the dentry cache), yielding between chunks
   const CHUNK = 512;
   for (let i = 0; i < list.length; i += CHUNK) {
     for (const rel of list.slice(i, i + CHUNK)) {
       const found: number[] = [];
-      for (let d = 0; d < roots.length; d++)
-        if (fsSync.lstatSync(path.join(roots[d]!, rel), { throwIfNoEntry: false })) found.push(d);
-      if (found.length > 0) out.set(rel, found);
+      const odd: number[] = [];
+      for (let d = 0; d < roots.length; d++) {
+        // below a non-directory nothing is looked up (it would be followed)
+        if (blockedAbove(notDir, rel, d)) continue;
+        const st = fsSync.lstatSync(path.join(roots[d]!, rel), { throwIfNoEntry: false });
+        if (!st) continue;
+        found.push(d);
+        if (dirs.has(rel) && !st.isDirectory()) odd.push(d);
+      }
+      if (found.length > 0) present.set(rel, found);
+      if (odd.length > 0) notDir.set(rel, odd);
     }
     await new Promise((r) => setImmediate(r));
   }
-  return out;
+  return { present, notDir };
+}
+
+const parentOfRel = (rel: string) => rel.slice(0, Math.max(0, rel.lastIndexOf('/')));
+
+function blockedAbove(notDir: Map<string, number[]>, rel: string, disk: number): boolean {
+  for (let r = parentOfRel(rel); r !== ''; r = parentOfRel(r)) if (notDir.get(r)?.includes(disk)) return true;
+  return false;
 }
