@@ -6,7 +6,8 @@
 //   node tools/bench/mover/run.ts
 //
 // Environment: BENCH_FILES (10000), BENCH_TOTAL_MIB (1024), BENCH_ROUNDS (2: rsync and mover
-// alternated; the better time of each side counts). Root, rsync, mkfs.xfs and mergerfs are required.
+// alternated; the better time of each side counts), BENCH_POLICY (ff: every file to disk1, the
+// reference's single destination, so the figure is the mover's own cost; mfs spreads them). Root, rsync, mkfs.xfs and mergerfs are required.
 //
 // M1: mover time ÷ rsync time, target ≤ 1.2. Before each timed side the tree is written afresh,
 //     `sync`ed and the page cache dropped (`echo 3 > /proc/sys/vm/drop_caches`).
@@ -27,6 +28,8 @@ const FILES = Number(process.env['BENCH_FILES'] ?? 10_000);
 const TOTAL = Number(process.env['BENCH_TOTAL_MIB'] ?? 1024) * 1024 * 1024;
 const ROUNDS = Math.max(1, Number(process.env['BENCH_ROUNDS'] ?? 2));
 const SHARE = 'bench';
+/** The share's create policy: `ff` fills disk1 first, the reference's one destination; `mfs` spreads. */
+const POLICY = (process.env['BENCH_POLICY'] ?? 'ff') as 'ff' | 'mfs';
 const GiB = 1024 ** 3;
 
 const step = (msg: string) => console.error(`[mover-bench] ${msg}`);
@@ -160,7 +163,7 @@ try {
     const sampler = startSampler();
     t = process.hrtime.bigint();
     const result = await runMover({
-      shares: [{ name: SHARE, createPolicy: 'mfs' }],
+      shares: [{ name: SHARE, createPolicy: POLICY }],
       cacheRoot: mnt('cache'),
       dataDisks: [mnt('disk1'), mnt('disk2')],
       minFreeBytes: 64 * 1024 * 1024,
@@ -180,7 +183,7 @@ try {
   const ratio = best(moverTimes) / best(rsyncTimes);
   const p99 = percentile(statLatencies, 99);
   console.log(
-    `\nmover vs rsync, ${FILES} files, ${(TOTAL / 1024 ** 2).toFixed(0)} MiB, ${ROUNDS} round(s), load ${loadAverage()}`,
+    `\nmover (${POLICY}) vs rsync, ${FILES} files, ${(TOTAL / 1024 ** 2).toFixed(0)} MiB, ${ROUNDS} round(s), load ${loadAverage()}`,
   );
   console.log(
     `rsync ms: ${rsyncTimes.map((x) => x.toFixed(0)).join(', ')}; mover ms: ${moverTimes.map((x) => x.toFixed(0)).join(', ')}`,
