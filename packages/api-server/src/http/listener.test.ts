@@ -166,6 +166,28 @@ describe('the HTTP adapter (@hono/node-server)', () => {
     expect(await aborted!).toBe(true);
   });
 
+  it('answers every pipelined request of a connection, in order, past the depth handed to the app at once', async () => {
+    let inApp = 0;
+    let most = 0;
+    const app = new Hono<AppEnv>();
+    app.get('/n/:n', async (c) => {
+      inApp += 1;
+      most = Math.max(most, inApp);
+      await new Promise((r) => setTimeout(r, 2));
+      inApp -= 1;
+      return c.text(`<${c.req.param('n')}>`);
+    });
+    const at = await serve(app);
+    const requests = Array.from({ length: 40 }, (_, i) => `GET /n/${i} HTTP/1.1\r\nHost: x\r\n\r\n`).join('');
+    const { text, closed } = await raw(at, requests, /<39>$/);
+    expect(closed).toBe(false);
+    expect([...text.matchAll(/<(\d+)>/g)].map((m) => Number(m[1]))).toEqual(
+      Array.from({ length: 40 }, (_, i) => i),
+    );
+    expect(most).toBeGreaterThan(1);
+    expect(most).toBeLessThanOrEqual(8);
+  });
+
   it('reads a multipart form (parseBody), and drains a body the route did not read for the next request', async () => {
     const at = await serve(testApp());
     const form = new FormData();
