@@ -65,7 +65,10 @@ export function nodeListener(
   return (incoming, outgoing) => {
     const socket = incoming.socket;
     let lane = lanes.get(socket);
-    if (!lane) lanes.set(socket, (lane = { active: 0, waiting: [] }));
+    if (!lane) {
+      lane = { active: 0, waiting: [] };
+      lanes.set(socket, lane);
+    }
     const run = () => {
       lane.active += 1;
       let done = false;
