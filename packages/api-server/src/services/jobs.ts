@@ -77,6 +77,12 @@ export interface JobHandle {
   output(line: string): void;
   /** The host process the job is running now (null when it ended). */
   pid(pid: number | null): void;
+  /**
+   * The job's work is done (its tool completed): from now on a cancel or a shutdown stops only the
+   * bookkeeping that follows, and the job ends `succeeded` with what `run` returns. A cancel that
+   * arrived as the tool finished is then too late, not a cancelled job.
+   */
+  completed(): void;
 }
 
 /** Thrown by a job whose guard stopped it on purpose: the job ends `blocked` with this result. */
@@ -124,6 +130,8 @@ interface LiveJob {
   controller: AbortController;
   /** Why the signal was aborted. */
   abortedBy: 'cancel' | 'shutdown' | null;
+  /** The job said its work is done (`JobHandle.completed`): an abort no longer changes its end. */
+  completed: boolean;
   done: Promise<JobView>;
   lastPersist: number;
   progressEvents: { update(p: Record<string, unknown>): void; finish(p: Record<string, unknown>): void };
@@ -264,6 +272,7 @@ export class JobRunner {
       def,
       controller,
       abortedBy: null,
+      completed: false,
       done: Promise.resolve(view),
       lastPersist: Date.now(),
       progressEvents: this.ctx.events.progress(view.id, type, view.target),
@@ -349,6 +358,9 @@ export class JobRunner {
           .run((db) => db.update(jobs).set({ pid }).where(eq(jobs.id, view.id)).run())
           .catch(() => undefined);
       },
+      completed: () => {
+        live.completed = true;
+      },
     };
   }
 
@@ -359,14 +371,15 @@ export class JobRunner {
     let error: JobError | null = null;
     try {
       result = (await def.run(this.handle(live), view.params as never)) ?? null;
-      state = live.abortedBy ? this.abortedState(live) : 'succeeded';
-      if (live.abortedBy) error = this.abortedError(live);
+      const stopped = live.abortedBy !== null && !live.completed;
+      state = stopped ? this.abortedState(live) : 'succeeded';
+      if (stopped) error = this.abortedError(live);
     } catch (err) {
       if (err instanceof JobBlocked) {
         state = 'blocked';
         result = err.result;
         error = err.error;
-      } else if (live.abortedBy) {
+      } else if (live.abortedBy && !live.completed) {
         state = this.abortedState(live);
         error = this.abortedError(live);
       } else {
