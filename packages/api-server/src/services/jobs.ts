@@ -278,12 +278,20 @@ export class JobRunner {
       progressEvents: this.ctx.events.progress(view.id, type, view.target),
     };
     this.live.set(view.id, live);
+    let released = false;
+    // the groups and the import gate are free before the job reads as ended: a client that sees
+    // `succeeded` and goes on (mounts the disk, starts the next job) is never refused by it
+    const release = () => {
+      if (released) return;
+      released = true;
+      this.holds.delete(hold);
+      leaveGate();
+    };
     live.done = new Promise<JobView>((resolve) => {
       setImmediate(() => {
-        void this.execute(live)
+        void this.execute(live, release)
           .finally(() => {
-            this.holds.delete(hold);
-            leaveGate();
+            release();
             this.live.delete(view.id);
           })
           .then(() => resolve(this.snapshot(live)));
@@ -364,7 +372,7 @@ export class JobRunner {
     };
   }
 
-  private async execute(live: LiveJob): Promise<void> {
+  private async execute(live: LiveJob, release: () => void): Promise<void> {
     const { view, def } = live;
     let state: JobState;
     let result: unknown = null;
@@ -392,6 +400,7 @@ export class JobRunner {
           this.ctx.logger.error('job failed', { jobId: view.id, type: view.type, error: String(err) });
       }
     }
+    release();
     view.state = state;
     view.result = result;
     view.error = error;
