@@ -109,6 +109,9 @@ export const DEBIAN_PACKAGE: Record<string, string> = {
   setfattr: 'attr',
   getfacl: 'acl',
   setfacl: 'acl',
+  'apt-get': 'apt',
+  'apt-config': 'apt',
+  dpkg: 'dpkg',
 };
 
 export const missingTool = (command: string): AppError => {
