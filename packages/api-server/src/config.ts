@@ -40,6 +40,12 @@ export interface Config {
    * the PATH the service inherited.
    */
   toolPath: string;
+  /**
+   * apt (issue 38): `aptConfig` is an apt configuration file of the service's own, passed to every
+   * apt-get/apt-config run as `APT_CONFIG` (`[updates] aptConfig`, `APPLIANCE_APT_CONFIG`); absent:
+   * the system's apt configuration.
+   */
+  updates?: { aptConfig: string | null };
 }
 
 export interface ConfigFlags {
@@ -75,6 +81,7 @@ const FileSchema = v.strictObject({
   ),
   log: v.optional(v.strictObject({ level: v.optional(v.picklist(['info', 'warn', 'error', 'silent'])) })),
   tools: v.optional(v.strictObject({ path: v.optional(v.string()) })),
+  updates: v.optional(v.strictObject({ aptConfig: v.optional(v.string()) })),
 });
 
 export function parseListen(value: string): { host: string; port: number } | null {
@@ -150,6 +157,7 @@ export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = pro
     samba,
     logLevel,
     toolPath: parseToolPath(env['APPLIANCE_TOOL_PATH'] ?? file.tools?.path ?? HOST_PATH),
+    updates: { aptConfig: env['APPLIANCE_APT_CONFIG'] ?? file.updates?.aptConfig ?? null },
   };
 }
 

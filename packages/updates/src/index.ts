@@ -7,3 +7,6 @@ export * from './ports.ts';
 // Adapters: the reboot facts under a host root, apt and dpkg through the CommandRunner.
 export * from './node/reboot-facts.ts';
 export * from './node/apt.ts';
+// Operations: what the server's jobs run.
+export * from './operations/updates.ts';
+export * from './operations/reboot.ts';

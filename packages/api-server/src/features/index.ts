@@ -17,6 +17,7 @@ import { setupFeature } from './setup/index.ts';
 import { feature as shareData } from './share-data/index.ts';
 import { feature as shares } from './shares/index.ts';
 import { tokensFeature } from './tokens/index.ts';
+import { updatesFeature } from './updates/index.ts';
 import { userGroupsFeature } from './user-groups/index.ts';
 import { usersFeature } from './users/index.ts';
 import { feature as watchers } from './watchers/index.ts';
@@ -42,6 +43,7 @@ export function allFeatures(auth: Authenticator, passwords: Passwords, version: 
     apps,
     configArchiveFeature(auth),
     watchers,
+    updatesFeature(version),
   ];
   const docs = docsFeature(() => features.flatMap((f) => f.routes), version);
   return [...features, docs];

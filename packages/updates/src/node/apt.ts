@@ -43,11 +43,16 @@ export interface CheckResult {
   security: UpgradablePackage[];
 }
 
-/** `apt-get update`, then `apt-get -s upgrade`: what an upgrade would install now. */
-export async function checkUpdates(deps: AptDeps): Promise<CheckResult> {
-  const update = await aptGet(deps, ['-q', 'update']);
-  if (update.exitCode !== 0 || /^(E|W): Failed to fetch/m.test(update.stderr))
-    throw new AptError(`apt-get update failed: ${aptErrorLine(update.stdout, update.stderr)}`, update);
+/**
+ * `apt-get update` (unless `refresh` is false: right after an upgrade the lists are fresh), then
+ * `apt-get -s upgrade`: what an upgrade would install now.
+ */
+export async function checkUpdates(deps: AptDeps, options: { refresh?: boolean } = {}): Promise<CheckResult> {
+  if (options.refresh !== false) {
+    const update = await aptGet(deps, ['-q', 'update']);
+    if (update.exitCode !== 0 || /^(E|W): Failed to fetch/m.test(update.stderr))
+      throw new AptError(`apt-get update failed: ${aptErrorLine(update.stdout, update.stderr)}`, update);
+  }
   const sim = await aptGet(deps, ['-q', '-s', 'upgrade']);
   if (sim.exitCode !== 0)
     throw new AptError(`apt-get -s upgrade failed: ${aptErrorLine(sim.stdout, sim.stderr)}`, sim);
