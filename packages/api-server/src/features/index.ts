@@ -3,6 +3,7 @@ import type { Passwords } from '../services/passwords.ts';
 import { feature as apps } from './apps/index.ts';
 import { auditFeature } from './audit/index.ts';
 import { feature as backups } from './backups/index.ts';
+import { feature as certificates } from './certificates/index.ts';
 import { configArchiveFeature } from './config-archive/index.ts';
 import { feature as disks } from './disks/index.ts';
 import { docsFeature } from './docs/index.ts';
@@ -44,6 +45,7 @@ export function allFeatures(auth: Authenticator, passwords: Passwords, version: 
     configArchiveFeature(auth),
     watchers,
     updatesFeature(version),
+    certificates,
   ];
   const docs = docsFeature(() => features.flatMap((f) => f.routes), version);
   return [...features, docs];

@@ -23,6 +23,7 @@ export const WATCHER_EVENT_TYPES = [
   'reboot_required',
   'appliance_update_available',
   'appliance_update_failed',
+  'certificate_renewal_failed',
 ] as const;
 export type WatcherEventType = (typeof WATCHER_EVENT_TYPES)[number];
 

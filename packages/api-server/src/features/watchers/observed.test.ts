@@ -52,7 +52,8 @@ describe('observed event types', () => {
     ])
       expect(o[t], t).toBe(true);
     // the update events need apt configured for this box: a sandbox never checks this machine's
-    // packages unless given an apt configuration of its own (features/updates/updates.system.test.ts)
+    // packages unless given an apt configuration of its own (features/updates/updates.system.test.ts);
+    // certificate_renewal_failed needs [acme] (features/certificates/acme.system.test.ts)
     for (const t of [
       'mover_skipping_files',
       'appliance_update_available',
@@ -78,6 +79,7 @@ describe('observed event types', () => {
         'updates:reboot_required',
         'updates:appliance_update_available',
         'updates:appliance_update_failed',
+        'certificates:certificate_renewal_failed',
       ]),
     );
   });
