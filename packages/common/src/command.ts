@@ -112,6 +112,7 @@ export const DEBIAN_PACKAGE: Record<string, string> = {
   'apt-get': 'apt',
   'apt-config': 'apt',
   dpkg: 'dpkg',
+  'systemd-run': 'systemd',
 };
 
 export const missingTool = (command: string): AppError => {

@@ -8,6 +8,14 @@ export interface AptDeps {
    * (and dpkg, through its `DPkg::Options`) at a private root with it.
    */
   aptConfig: string | null;
+  /**
+   * Run apt-get in a transient systemd unit (`systemd-run --wait --pipe`) instead of as a child of
+   * the service: the service's unit forbids creating set-user-ID files (RestrictSUIDSGID), which
+   * an upgrade of mount or passwd needs, and an upgrade of the appliance itself restarts the
+   * service, whose control group would take apt down with it. The server sets it on a booted
+   * systemd host (not in a sandbox).
+   */
+  transientUnit?: boolean;
   /** Limits of each apt run (default: 10 minutes for `update`, none for the upgrade). */
   timeoutMs?: number;
 }

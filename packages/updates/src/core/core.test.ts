@@ -118,3 +118,37 @@ describe('apt output', () => {
     ).toContain('dpkg --audit is clean');
   });
 });
+
+describe('where apt runs', () => {
+  it('as a child, or in a transient systemd unit with its environment', async () => {
+    const { aptCommand } = await import('../node/apt.ts');
+    const runner = { run: async () => ({}) as never, resolve: async () => null };
+    expect(aptCommand({ runner, aptConfig: null }, ['-q', 'update'], 'u')).toEqual([
+      'apt-get',
+      ['-q', 'update'],
+    ]);
+    expect(
+      aptCommand(
+        { runner, aptConfig: '/etc/x.conf', transientUnit: true },
+        ['-y', 'upgrade'],
+        'appliance-apt-1',
+      ),
+    ).toEqual([
+      'systemd-run',
+      [
+        '--quiet',
+        '--wait',
+        '--pipe',
+        '--collect',
+        '--service-type=exec',
+        '--unit=appliance-apt-1',
+        '--setenv=DEBIAN_FRONTEND=noninteractive',
+        '--setenv=APT_CONFIG=/etc/x.conf',
+        '--',
+        '/usr/bin/apt-get',
+        '-y',
+        'upgrade',
+      ],
+    ]);
+  });
+});

@@ -20,9 +20,35 @@ const env = (deps: AptDeps): Record<string, string> => ({
   ...(deps.aptConfig ? { APT_CONFIG: deps.aptConfig } : {}),
 });
 
+/**
+ * The command that runs `apt-get ARGS`: apt-get itself, or `systemd-run` starting it in a transient
+ * unit (`transientUnit`), its output piped back and its exit status waited for.
+ */
+export function aptCommand(deps: AptDeps, args: readonly string[], unitName: string): [string, string[]] {
+  if (!deps.transientUnit) return ['apt-get', [...args]];
+  return [
+    'systemd-run',
+    [
+      '--quiet',
+      '--wait',
+      '--pipe',
+      '--collect',
+      '--service-type=exec',
+      `--unit=${unitName}`,
+      ...Object.entries(env(deps)).map(([k, v]) => `--setenv=${k}=${v}`),
+      '--',
+      '/usr/bin/apt-get',
+      ...args,
+    ],
+  ];
+}
+
+let runs = 0;
+
 async function aptGet(deps: AptDeps, args: string[], options: Parameters<AptDeps['runner']['run']>[2] = {}) {
   if (!(await deps.runner.resolve('apt-get'))) throw missingTool('apt-get');
-  return deps.runner.run('apt-get', args, {
+  const [command, argv] = aptCommand(deps, args, `appliance-apt-${process.pid}-${++runs}`);
+  return deps.runner.run(command, argv, {
     timeoutMs: deps.timeoutMs ?? 600_000,
     ...options,
     env: env(deps),

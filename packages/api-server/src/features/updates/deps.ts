@@ -8,8 +8,16 @@ import type { AppContext } from '../../context.ts';
 import { exportDeps } from '../config-archive/deps.ts';
 import { writeUpdatesState } from './store.ts';
 
+/**
+ * apt's ports. On the real host booted with systemd, apt runs in a transient unit (outside the
+ * service's sandbox and control group: see `AptDeps.transientUnit`); in a sandbox as a child.
+ */
 export function aptDeps(ctx: AppContext): AptDeps {
-  return { runner: ctx.runner, aptConfig: ctx.config.updates?.aptConfig ?? null };
+  return {
+    runner: ctx.runner,
+    aptConfig: ctx.config.updates?.aptConfig ?? null,
+    transientUnit: ctx.config.root === '' && fs.existsSync('/run/systemd/system'),
+  };
 }
 
 /** Whether apt exists where the service looks for its tools (a Debian box): the update events can come. */
