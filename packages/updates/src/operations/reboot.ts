@@ -1,6 +1,25 @@
-/** The reboot itself: `systemctl reboot` through the CommandRunner (tests inject a runner that records it). */
+/** The reboot itself: `systemctl reboot` through the CommandRunner (a test puts a systemctl shim first on the tool path). */
+import fs from 'node:fs';
 import path from 'node:path';
 import { AppError, type CommandRunner, HOST_PATH } from '@appliance/common';
+
+/** The system's own systemctl: in a system directory, or the same file through a link. */
+function isSystemSystemctl(found: string): boolean {
+  const real = (p: string) => {
+    try {
+      return fs.realpathSync(p);
+    } catch {
+      return null;
+    }
+  };
+  const dirs = HOST_PATH.split(':');
+  if (dirs.includes(path.dirname(found))) return true;
+  const target = real(found);
+  return dirs.some((d) => {
+    const sys = real(path.join(d, 'systemctl'));
+    return sys !== null && sys === target;
+  });
+}
 
 /**
  * `systemctl reboot`. In a sandbox (`sandbox: true`, a root prefix) it runs only a `systemctl`
@@ -10,7 +29,7 @@ import { AppError, type CommandRunner, HOST_PATH } from '@appliance/common';
 export async function rebootNow(runner: CommandRunner, options: { sandbox: boolean }): Promise<void> {
   if (options.sandbox) {
     const found = await runner.resolve('systemctl');
-    if (found === null || HOST_PATH.split(':').includes(path.dirname(found)))
+    if (found === null || isSystemSystemctl(found))
       throw new AppError(
         501,
         'not_configured',
