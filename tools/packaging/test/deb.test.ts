@@ -79,7 +79,7 @@ function call(
   method: string,
   p: string,
   body?: unknown,
-): Promise<{ status: number; body: any }> {
+): Promise<{ status: number; body: unknown }> {
   return new Promise((resolve, reject) => {
     const req = http.request(
       { socketPath: socket, method, path: `/api/v1${p}`, headers: { 'content-type': 'application/json' } },
