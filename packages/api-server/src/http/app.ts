@@ -19,6 +19,7 @@ import {
 } from './errors.ts';
 import { DotSegmentRouter, dotSegmentRefusal } from './dot-segments.ts';
 import { arrayInPlaceOfObject } from './json-objects.ts';
+import { checkSessionWrite, sessionActor } from './session-auth.ts';
 import type { AnyRoute, HandlerResult, Transport } from './route.ts';
 
 export const API_PREFIX = '/api/v1';
@@ -124,7 +125,7 @@ async function handle(
       throw forbidden('Cross-origin writes are refused; call the API from the appliance web UI or a script.');
     }
 
-    // 4. credential
+    // 4. credential (a browser session's write must also prove it comes from the UI: session-auth.ts)
     const actor = await authenticate(auth, route, c, transport);
 
     // 5. role
@@ -187,7 +188,11 @@ async function authenticate(
 ): Promise<Actor | null> {
   if (transport === 'unix') return auth.localActor();
   const header = c.req.header('authorization');
-  if (!header) return null;
+  if (!header) {
+    const session = sessionActor(auth, c, route.role !== 'public');
+    if (session) checkSessionWrite(c);
+    return session;
+  }
   const space = header.indexOf(' ');
   const scheme = (space < 0 ? header : header.slice(0, space)).toLowerCase();
   const value = space < 0 ? '' : header.slice(space + 1).trim();
