@@ -30,13 +30,14 @@ function secure(c: Context): void {
 }
 
 /** A regular file inside `root` (no symlink out of it), or null. */
-async function readInside(root: string, file: string): Promise<Uint8Array | null> {
+async function readInside(root: string, file: string): Promise<Uint8Array<ArrayBuffer> | null> {
   try {
     const real = await fs.promises.realpath(file);
     if (real !== root && !real.startsWith(root + path.sep)) return null;
     const stat = await fs.promises.stat(real);
     if (!stat.isFile()) return null;
-    return new Uint8Array(await fs.promises.readFile(real));
+    const data = await fs.promises.readFile(real);
+    return new Uint8Array(data.buffer as ArrayBuffer, data.byteOffset, data.byteLength);
   } catch {
     return null;
   }
