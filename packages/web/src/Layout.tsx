@@ -4,7 +4,7 @@ import { Button } from 'react-aria-components';
 import { NavLink, Outlet } from 'react-router';
 import { api } from './api.ts';
 import { LiveProvider, useLive } from './live.tsx';
-import { type Me, MeProvider } from './session.tsx';
+import { type Me, MeProvider, signedOut } from './session.tsx';
 import { ErrorNote } from './ui.tsx';
 
 const links = [
@@ -60,8 +60,7 @@ export function Layout({ me }: { me: Me }) {
               onPress={async () => {
                 try {
                   await api.delete('/session');
-                  qc.clear();
-                  await qc.invalidateQueries({ queryKey: ['session'] });
+                  signedOut(qc);
                 } catch (err) {
                   setError(err);
                 }

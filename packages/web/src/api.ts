@@ -35,3 +35,6 @@ export function formatSeconds(s: number | null | undefined): string {
   if (s < 3600) return `${Math.round(s / 60)} min`;
   return `${(s / 3600).toFixed(1)} h`;
 }
+
+/** A job type as words (`parity.sync` → `parity sync`, `disk_replace_data` → `disk replace data`). */
+export const jobTitle = (type: string): string => type.replace(/[._]/g, ' ');

@@ -1,4 +1,4 @@
-import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { type QueryClient, useQuery } from '@tanstack/react-query';
 import { createContext, type ReactNode, useContext } from 'react';
 import { ApiError, api } from './api.ts';
 
@@ -45,10 +45,8 @@ export function useSession() {
   });
 }
 
-export function useSignedOut() {
-  const qc = useQueryClient();
-  return () => {
-    qc.clear();
-    void qc.invalidateQueries({ queryKey: ['session'] });
-  };
+/** After sign-out: the page shows sign-in at once and keeps nothing of the account's data. */
+export function signedOut(qc: QueryClient): void {
+  qc.setQueryData<{ me: Me | null; setupRequired: boolean }>(['session'], { me: null, setupRequired: false });
+  qc.removeQueries({ predicate: (q) => q.queryKey[0] !== 'session' });
 }

@@ -208,3 +208,13 @@ export function KeyValues({ rows }: { rows: Array<[string, ReactNode]> }) {
     </dl>
   );
 }
+
+/** A scrolling box (job output, a list of paths) that keyboard users can reach and scroll. */
+export function Scroll({ label, children }: { label: string; children: ReactNode }) {
+  return (
+    // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must be reachable by keyboard (axe: scrollable-region-focusable)
+    <section className="scroll" tabIndex={0} aria-label={label}>
+      {children}
+    </section>
+  );
+}

@@ -17,8 +17,14 @@ export function webUiDir(): string {
   return process.env['APPLIANCE_WEB_DIR'] ?? fileURLToPath(new URL('../../../web/dist', import.meta.url));
 }
 
+/**
+ * `default-src 'self'`, plus the hash of the one style element React Aria inserts (its press
+ * handling: `@layer { [data-react-aria-pressable] { touch-action: pan-x pan-y pinch-zoom; } }`);
+ * nothing else inline. A React Aria update that changes that text shows up as a CSP violation in
+ * the browser tests (docs/decisions/web-ui.md).
+ */
 export const CONTENT_SECURITY_POLICY =
-  "default-src 'self'; base-uri 'none'; object-src 'none'; frame-ancestors 'none'; form-action 'self'";
+  "default-src 'self'; style-src 'self' 'sha256-38RhXrc7EdReTKsOm23ZPOCUgniTUUcjky8QOOrQx6o='; base-uri 'none'; object-src 'none'; frame-ancestors 'none'; form-action 'self'";
 
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 

@@ -65,6 +65,10 @@ export async function createLabArray(options: {
   dataSizeMiB: number;
   /** Spare (unformatted) disks to attach as well, in MiB. */
   spares?: number[];
+  /** Set the array up through the API (default true; false: the disks stay blank, e.g. for the UI). */
+  setup?: boolean;
+  /** Create the admin and its token (default true; false: a first-run service). */
+  admin?: boolean;
 }): Promise<LabArray & { spares: LoopDisk[] }> {
   await requirePrerequisites({ root: true, tools: LAB_TOOLS });
   const work = await fs.mkdtemp(path.join(os.tmpdir(), 'lab-array-'));
@@ -81,9 +85,10 @@ export async function createLabArray(options: {
     lab: true,
     config: { lab: { enabled: true, imageDir } },
     start: { runner, clock, scheduler: false },
+    ...(options.admin === false ? { admin: false } : {}),
   });
   const members = [parity, ...data];
-  const r = await s.call('POST', '/disks/array', {
+  const r = options.setup === false ? { status: 201, text: '' } : await s.call('POST', '/disks/array', {
     disks: [
       { device: parity.device, role: 'parity' },
       ...data.map((d) => ({ device: d.device, role: 'data' })),

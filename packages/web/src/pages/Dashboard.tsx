@@ -1,6 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { Link } from 'react-router';
-import { api, formatTime } from '../api.ts';
+import { api, formatTime, jobTitle } from '../api.ts';
 import { Card, ErrorNote, JobBar, KeyValues, Loading, Page, StateBadge } from '../ui.tsx';
 
 export const useHealth = () =>
@@ -93,9 +93,9 @@ export function Dashboard() {
           {running.length === 0 ? <p className="muted">Nothing running.</p> : null}
           {running.map((j) => (
             <div key={j.id} className="job-row">
-              <Link to={`/jobs/${j.id}`}>{j.type.replace(/_/g, ' ')}</Link>
+              <Link to={`/jobs/${j.id}`}>{jobTitle(j.type)}</Link>
               <JobBar
-                label={`${j.type.replace(/_/g, ' ')}${j.phase ? ` — ${j.phase}` : ''}`}
+                label={`${jobTitle(j.type)}${j.phase ? ` — ${j.phase}` : ''}`}
                 percent={j.percent}
                 bytesDone={j.bytesDone}
                 bytesTotal={j.bytesTotal}

@@ -13,7 +13,7 @@ import {
 import { Link } from 'react-router';
 import { api, formatBytes, formatSeconds } from '../api.ts';
 import { useReadOnly } from '../session.tsx';
-import { Card, ConfirmDialog, ErrorNote, JobBar, KeyValues, Page, StateBadge } from '../ui.tsx';
+import { Card, ConfirmDialog, ErrorNote, JobBar, KeyValues, Page, StateBadge, Scroll } from '../ui.tsx';
 import { useArray } from './Dashboard.tsx';
 import { useDisks } from './Disks.tsx';
 
@@ -211,9 +211,11 @@ export function DiskWizard({ kind }: { kind: Kind }) {
                 </p>
               ) : null}
               {j.result ? (
-                <pre className="output" data-testid="wizard-result">
-                  {JSON.stringify(j.result, null, 2)}
-                </pre>
+                <Scroll label="Result">
+                  <pre className="output" data-testid="wizard-result">
+                    {JSON.stringify(j.result, null, 2)}
+                  </pre>
+                </Scroll>
               ) : null}
             </>
           ) : null}

@@ -1,12 +1,10 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Button } from 'react-aria-components';
 import { Link, useParams } from 'react-router';
-import { api, formatBytes, formatSeconds, formatTime } from '../api.ts';
+import { api, formatBytes, formatSeconds, formatTime, jobTitle } from '../api.ts';
 import { useReadOnly } from '../session.tsx';
-import { Card, ErrorNote, JobBar, KeyValues, Loading, Page, StateBadge } from '../ui.tsx';
+import { Card, ErrorNote, JobBar, KeyValues, Loading, Page, StateBadge, Scroll } from '../ui.tsx';
 import { useJobs } from './Dashboard.tsx';
-
-const title = (type: string) => type.replace(/_/g, ' ');
 
 export function Jobs() {
   const jobs = useJobs();
@@ -32,7 +30,7 @@ export function Jobs() {
               {jobs.data.jobs.map((j) => (
                 <tr key={j.id}>
                   <td>
-                    <Link to={`/jobs/${j.id}`}>{title(j.type)}</Link>
+                    <Link to={`/jobs/${j.id}`}>{jobTitle(j.type)}</Link>
                   </td>
                   <td>{j.target}</td>
                   <td>
@@ -75,7 +73,7 @@ export function JobDetail() {
   const j = job.data;
   const active = j?.state === 'running' || j?.state === 'queued';
   return (
-    <Page title={j ? title(j.type) : 'Job'} actions={<Link to="/jobs">All jobs</Link>}>
+    <Page title={j ? jobTitle(j.type) : 'Job'} actions={<Link to="/jobs">All jobs</Link>}>
       <ErrorNote error={job.error} />
       {!j && !job.error ? <Loading what="the job" /> : null}
       {j ? (
@@ -130,14 +128,18 @@ export function JobDetail() {
           </Card>
           {j.result !== null && j.result !== undefined ? (
             <Card title="Result" id="job-result">
-              <pre className="output">{JSON.stringify(j.result, null, 2)}</pre>
+              <Scroll label="Job result">
+                <pre className="output">{JSON.stringify(j.result, null, 2)}</pre>
+              </Scroll>
             </Card>
           ) : null}
           <Card title="Output" id="job-output">
             {j.output.length === 0 ? (
               <p className="muted">No output.</p>
             ) : (
-              <pre className="output">{j.output.join('\n')}</pre>
+              <Scroll label="Job output">
+                <pre className="output">{j.output.join('\n')}</pre>
+              </Scroll>
             )}
           </Card>
         </>

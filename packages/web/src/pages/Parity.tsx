@@ -2,9 +2,19 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { Button, Checkbox, Form, Input, Label, NumberField, TextField } from 'react-aria-components';
 import { Link } from 'react-router';
-import { api, formatBytes, formatTime } from '../api.ts';
+import { api, formatBytes, formatTime, jobTitle } from '../api.ts';
 import { useReadOnly } from '../session.tsx';
-import { Card, ConfirmDialog, ErrorNote, JobBar, KeyValues, Loading, Page, StateBadge } from '../ui.tsx';
+import {
+  Card,
+  ConfirmDialog,
+  ErrorNote,
+  JobBar,
+  KeyValues,
+  Loading,
+  Page,
+  Scroll,
+  StateBadge,
+} from '../ui.tsx';
 import { parityWords, useParity } from './Dashboard.tsx';
 
 type Settings = Awaited<ReturnType<typeof api.get<'/settings/parity'>>>;
@@ -147,7 +157,7 @@ export function Parity() {
             {p.running ? (
               <>
                 <JobBar
-                  label={`${p.running.type.replace(/_/g, ' ')}${p.running.phase ? ` — ${p.running.phase}` : ''}`}
+                  label={`${jobTitle(p.running.type)}${p.running.phase ? ` — ${p.running.phase}` : ''}`}
                   percent={p.running.percent}
                   bytesDone={p.running.bytesDone}
                   bytesTotal={p.running.bytesTotal}
@@ -223,13 +233,15 @@ export function Parity() {
                 {removed.length > 0 ? (
                   <>
                     <h3>Removed files</h3>
-                    <ul className="paths" data-testid="removed-paths">
-                      {removed.map((r) => (
-                        <li key={r}>
-                          <code>{r}</code>
-                        </li>
-                      ))}
-                    </ul>
+                    <Scroll label="Removed files">
+                      <ul className="paths" data-testid="removed-paths">
+                        {removed.map((r) => (
+                          <li key={r}>
+                            <code>{r}</code>
+                          </li>
+                        ))}
+                      </ul>
+                    </Scroll>
                   </>
                 ) : null}
                 {blocked ? (
