@@ -59,6 +59,26 @@ export const apiTokens = sqliteTable(
   ],
 );
 
+/**
+ * Browser sessions (docs/decisions/web-ui.md): the cookie holds a random secret, the row only its
+ * SHA-256. A session ends at `expires_at` (absolute) or after the idle limit since `last_used_at`,
+ * and when it is deleted (sign-out, owner deleted).
+ */
+export const webSessions = sqliteTable(
+  'web_sessions',
+  {
+    id: text('id').primaryKey(),
+    secretHash: text('secret_hash').notNull().unique(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    createdAt: text('created_at').notNull(),
+    lastUsedAt: text('last_used_at').notNull(),
+    expiresAt: text('expires_at').notNull(),
+  },
+  (t) => [index('web_sessions_user').on(t.userId)],
+);
+
 export const userGroups = sqliteTable(
   'user_groups',
   {

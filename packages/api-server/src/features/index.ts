@@ -16,6 +16,7 @@ import { feature as notifications } from './notifications/index.ts';
 import { feature as parity } from './parity/index.ts';
 import { settingsFeature } from './settings/index.ts';
 import { setupFeature } from './setup/index.ts';
+import { sessionFeature } from './session/index.ts';
 import { feature as shareData } from './share-data/index.ts';
 import { feature as shares } from './shares/index.ts';
 import { tokensFeature } from './tokens/index.ts';
@@ -29,6 +30,7 @@ export function allFeatures(auth: Authenticator, passwords: Passwords, version: 
   const features: Feature[] = [
     setupFeature(auth),
     tokensFeature(auth),
+    sessionFeature(auth),
     usersFeature(passwords),
     userGroupsFeature,
     settingsFeature,

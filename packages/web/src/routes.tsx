@@ -1,0 +1,28 @@
+import type { RouteObject } from 'react-router';
+import { Dashboard } from './pages/Dashboard.tsx';
+import { DiskWizard } from './pages/DiskWizard.tsx';
+import { Disks, SmartDetails } from './pages/Disks.tsx';
+import { JobDetail, Jobs } from './pages/Jobs.tsx';
+import { Parity } from './pages/Parity.tsx';
+
+/** The pages of the signed-in shell (part 2 adds its own here). */
+export const pages: RouteObject[] = [
+  { index: true, element: <Dashboard /> },
+  { path: 'disks', element: <Disks /> },
+  { path: 'disks/replace', element: <DiskWizard key="replace" kind="replace" /> },
+  { path: 'disks/upgrade', element: <DiskWizard key="upgrade" kind="upgrade" /> },
+  { path: 'disks/:id/smart', element: <SmartDetails /> },
+  { path: 'parity', element: <Parity /> },
+  { path: 'jobs', element: <Jobs /> },
+  { path: 'jobs/:id', element: <JobDetail /> },
+  { path: '*', element: <NotFound /> },
+];
+
+function NotFound() {
+  return (
+    <section className="page">
+      <h1>Not found</h1>
+      <p>There is no such page. Use the navigation above.</p>
+    </section>
+  );
+}
