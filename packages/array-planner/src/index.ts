@@ -1,7 +1,13 @@
 export * from './core/types.ts';
 export { nextParityMountpoint } from './core/parity-mountpoint.ts';
 export { arrayExists, checkSlot, findSlotDisk, slotIdentity, noArray } from './core/slots.ts';
-export { checkNewDisk, checkReplacement, registeredExternal } from './core/replacement-checks.ts';
+export {
+  checkListedDisk,
+  checkNewDisk,
+  checkReplacement,
+  inUse,
+  registeredExternal,
+} from './core/replacement-checks.ts';
 export type { ReplacementInput, ReplacementOk } from './core/replacement-checks.ts';
 export { planUpgrade } from './core/upgrade-plan.ts';
 export { planReplace } from './core/replace-plan.ts';
@@ -35,7 +41,13 @@ export type {
   SlotSide,
 } from './core/disk-job.ts';
 export { type CopyProgress, parseRsyncProgress } from './core/rsync-progress.ts';
-export { type BranchMode, branchMode, withBranchMode } from './core/pool-branches.ts';
+export {
+  type BranchMode,
+  branchMode,
+  offlineBranchModes,
+  replaceBranch,
+  withBranchMode,
+} from './core/pool-branches.ts';
 export { mkfsArgs } from './core/mkfs.ts';
 export type { AcceptedUpgrade, UpgradeRequestInput } from './core/upgrade-request.ts';
 export { CREATE_POLICIES, checkNoArray, planArraySetup } from './core/array-setup.ts';
@@ -66,6 +78,8 @@ export { toAppError } from './core/to-app-error.ts';
 export {
   checkSetupTools,
   executeArraySetup,
+  guardSlotMountpoint,
+  logGuard,
   mergerfsInstalled,
   minFreeSpaceMiB,
   undoMounts,
@@ -91,7 +105,7 @@ export {
   restoreMetadata,
   saveMetadata,
 } from './node/metadata.ts';
-export { readBranches, setBranchMode } from './node/pool-control.ts';
+export { followOfflineBranches, readBranches, setBranchMode, swapBranch } from './node/pool-control.ts';
 export { type SettleResult, settleSlot } from './node/settle.ts';
 export type { ArraySetupDeps, ArraySetupResult, FormattedMember } from './node/array-setup.ts';
 export {
@@ -105,3 +119,4 @@ export {
 export type { InstalledMountUnits, MountUnitDeps } from './node/mount-units.ts';
 export { isMountedAt, isPoolMounted, readMounts } from './node/pool-state.ts';
 export { measureSlot } from './node/slot-measurements.ts';
+export { type MountpointGuard, guardMountpoint } from './node/mountpoint-guard.ts';

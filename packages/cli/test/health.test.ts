@@ -57,6 +57,7 @@ describe('appliance health', () => {
         String.raw`\n\nEVENT\s+THING\s+VALUE\s+SINCE\n\s*pool_above_threshold\s+the pool /mnt/user\s+92 %\s+${recently}`,
       ),
     );
+    expect(r.stdout).toMatch(/[^\n]\n$/);
     const json = await cli('health', '--json');
     expect(JSON.parse(json.stdout)).toEqual(
       (await s.call('GET', '/health', undefined, { via: 'unix' })).body,
@@ -67,6 +68,8 @@ describe('appliance health', () => {
     await s.server.ctx.conditions.clear('space:pool');
     const r = await cli('health');
     expect(r.stdout).toContain('No condition holds.');
+    // the output ends with one newline, like every other command's, whatever its last line
+    expect(r.stdout.endsWith('\n\nNo condition holds.\n')).toBe(true);
   });
 
   it('intervals read as the settings give them', () => {

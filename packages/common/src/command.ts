@@ -3,6 +3,7 @@ import { constants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { AppError } from './errors.ts';
+import { HOST_TOOLS, LAB_TOOL_PACKAGES } from './host-tools.ts';
 
 export interface RunOptions {
   /**
@@ -63,52 +64,10 @@ export interface CommandRunner {
 /** The PATH every host command runs with (09 "Host tools"), whatever the service inherited. */
 export const HOST_PATH = '/usr/sbin:/usr/bin:/sbin:/bin';
 
-/** Debian package that ships each tool the service drives. */
+/** Debian package that ships each tool the service drives (host-tools.ts) or the lab runs. */
 export const DEBIAN_PACKAGE: Record<string, string> = {
-  wipefs: 'util-linux',
-  blkid: 'util-linux',
-  findmnt: 'util-linux',
-  losetup: 'mount',
-  mount: 'mount',
-  umount: 'mount',
-  'mkfs.xfs': 'xfsprogs',
-  xfs_admin: 'xfsprogs',
-  'mkfs.ext4': 'e2fsprogs',
-  'mkfs.btrfs': 'btrfs-progs',
-  'mkfs.exfat': 'exfatprogs',
-  'mkfs.vfat': 'dosfstools',
-  parted: 'parted',
-  testparm: 'samba-common-bin',
-  smbpasswd: 'samba-common-bin',
-  useradd: 'passwd',
-  userdel: 'passwd',
-  docker: 'docker.io',
-  'docker-compose': 'docker-compose',
-  mergerfs: 'mergerfs',
-  snapraid: 'snapraid',
-  age: 'age',
-  zstd: 'zstd',
-  openssl: 'openssl',
-  smartctl: 'smartmontools',
-  rsync: 'rsync',
-  restic: 'restic',
-  upsc: 'nut-client',
-  smbd: 'samba',
-  smbstatus: 'samba',
-  smbcontrol: 'samba-common-bin',
-  setpriv: 'util-linux',
-  stdbuf: 'coreutils',
-  pdbedit: 'samba-common-bin',
-  smbclient: 'smbclient',
-  systemctl: 'systemd',
-  sha256sum: 'coreutils',
-  xfs_growfs: 'xfsprogs',
-  sync: 'coreutils',
-  udevadm: 'udev',
-  getfattr: 'attr',
-  setfattr: 'attr',
-  getfacl: 'acl',
-  setfacl: 'acl',
+  ...Object.fromEntries(HOST_TOOLS.map((h) => [h.tool, h.package])),
+  ...LAB_TOOL_PACKAGES,
 };
 
 export const missingTool = (command: string): AppError => {

@@ -1,6 +1,7 @@
 export * from './errors.ts';
 export * from './host-paths.ts';
 export * from './command.ts';
+export * from './host-tools.ts';
 export * from './clock.ts';
 export * from './atomic-write.ts';
 export * from './erase-phrase.ts';

@@ -89,12 +89,14 @@ describe('doctorCommand', () => {
     const c = capture();
     const code = await doctorCommand([], c.io, {
       loadConfig: () => baseConfig,
-      probes: fakeProbes({ missing: ['parted'] }),
+      probes: fakeProbes({ missing: ['restic'] }),
       now,
     });
     expect(code).toBe(1);
-    expect(c.text().stdout).toMatch(/FAIL {2}parted/);
-    expect(c.text().stdout).toContain('fix: apt-get install parted');
+    expect(c.text().stdout).toMatch(
+      /FAIL {2}restic +not installed — writes, checks and restores the backups/,
+    );
+    expect(c.text().stdout).toContain('fix: apt-get install restic');
   });
 
   it('reports a configuration that does not load as a failure', async () => {

@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
+import type { CommandRunner } from '@appliance/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRealProbes, dockerPing, evaluate, freeSpace, readTlsPair, TOOL_CHECKS } from '../src/index.ts';
 
@@ -55,7 +56,19 @@ afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 describe('real probes', () => {
   it('finds the host tools the test command installed, with their versions', async () => {
     const probes = createRealProbes({ env: process.env });
-    for (const tool of ['mkfs.xfs', 'blkid', 'parted', 'mergerfs', 'snapraid', 'testparm', 'age']) {
+    for (const tool of [
+      'mkfs.xfs',
+      'blkid',
+      'mergerfs',
+      'snapraid',
+      'testparm',
+      'age',
+      'restic',
+      'rsync',
+      'smartctl',
+      'getfacl',
+      'getfattr',
+    ]) {
       const fact = await probes.tool(tool, TOOL_CHECKS.find((t) => t.tool === tool)!.versionArgs);
       expect(fact, tool).toMatchObject({ found: true });
     }
@@ -64,6 +77,41 @@ describe('real probes', () => {
     });
     const compose = await probes.compose();
     expect(compose.plugin ?? compose.standalone).toMatch(/^\d+\.\d+/);
+  });
+
+  it('shows Debian\'s package version for snapraid, whose program says only "vnone"', async () => {
+    const probes = createRealProbes({ env: process.env });
+    const said = execFileSync('snapraid', ['--version'], { encoding: 'utf8' });
+    const pkg = execFileSync('dpkg-query', ['--show', '--showformat=${Version}', 'snapraid'], {
+      encoding: 'utf8',
+    });
+    const fact = await probes.tool('snapraid', ['--version']);
+    if (/\bvnone\b/.test(said))
+      expect(fact).toEqual({
+        found: true,
+        version: `snapraid ${pkg} (Debian package snapraid; the program itself reports "vnone")`,
+      });
+    else expect(fact).toEqual({ found: true, version: said.split('\n')[0]!.trim().slice(0, 80) });
+  });
+
+  it("keeps the program's own line when dpkg does not know the package (installed by hand)", async () => {
+    const runner: CommandRunner = {
+      resolve: async (c) => `/usr/bin/${c}`,
+      run: async (command, args) => ({
+        command,
+        args,
+        exitCode: command === 'dpkg-query' ? 1 : 0,
+        stdout:
+          command === 'dpkg-query' ? '' : 'snapraid vnone by Andrea Mazzoleni, http://www.snapraid.it\n',
+        stderr: command === 'dpkg-query' ? 'dpkg-query: no packages found matching snapraid\n' : '',
+        timedOut: false,
+      }),
+    };
+    const probes = createRealProbes({ env: {}, runner });
+    expect(await probes.tool('snapraid', ['--version'])).toEqual({
+      found: true,
+      version: 'snapraid vnone by Andrea Mazzoleni, http://www.snapraid.it',
+    });
   });
 
   it("does not find a tool missing from the service's tool path, whatever doctor's own PATH", async () => {

@@ -15,7 +15,13 @@ export {
   diffOf,
   summarizeDiff,
 } from './core/diff.ts';
-export { type GuardDecision, type GuardThresholds, decideSync } from './core/guard.ts';
+export {
+  type GuardDecision,
+  type GuardThresholds,
+  decideSync,
+  type SyncReason,
+  syncReason,
+} from './core/guard.ts';
 export { type Progress, ProgressTracker } from './core/progress.ts';
 export { type DamagedFile, ScrubCollector, type ScrubFindings } from './core/scrub.ts';
 export { type ArrayStatus, summarizeStatus } from './core/status.ts';

@@ -20,3 +20,4 @@ export * from './node/stack-ports-reader.ts';
 export * from './node/catalog.ts';
 export * from './node/installer.ts';
 export * from './node/https-source.ts';
+export * from './stacks/index.ts';

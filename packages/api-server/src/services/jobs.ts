@@ -3,7 +3,10 @@
  * backups) run as jobs with a row in `jobs`, a phase, progress, the tail of their tool's output, a
  * result or an error, and cancellation where it is safe. Exclusion is declared per job type as
  * groups (`array`, `backup:<label>`): a job or a held operation (array setup, share data delete)
- * of a group refuses any other of that group with `409 job_running` naming it. A job holds the
+ * of a group refuses any other of that group with `409 job_running` naming it. A hold is
+ * `exclusive` (the default: jobs, array setup) or `shared`: shared holds of a group run together
+ * and exclude only the exclusive ones (share data deletes of different shares run at once, while
+ * no parity sync, scrub or disk job may start under any of them). A job holds the
  * import lock while it runs, so a config import cannot start under it. At start, rows still
  * `running` or `queued` become `interrupted`, and a tool process a killed service left behind is
  * stopped before the next job of its group may start.
@@ -129,8 +132,15 @@ interface LiveJob {
   progressEvents: { update(p: Record<string, unknown>): void; finish(p: Record<string, unknown>): void };
 }
 
+/**
+ * How a job or operation holds its groups: `exclusive` excludes everything else of the group;
+ * `shared` runs beside other shared holders and excludes only exclusive ones (readers/writer).
+ */
+export type HoldMode = 'exclusive' | 'shared';
+
 interface Hold {
   groups: readonly string[];
+  mode: HoldMode;
   type: string;
   title: string;
   target: string;
@@ -161,27 +171,44 @@ export class JobRunner {
     this.defs.set(def.type, def as JobDefinition<never>);
   }
 
-  /** The job or held operation of any of `groups` running now, or null. */
-  busy(groups: readonly string[]): Hold | null {
-    for (const h of this.holds) if (h.groups.some((g) => groups.includes(g))) return h;
+  /**
+   * The job or held operation running now that keeps `groups` from being taken in `mode`, or null:
+   * any holder of one of them for an exclusive taker, an exclusive holder for a shared taker.
+   */
+  busy(groups: readonly string[], mode: HoldMode = 'exclusive'): Hold | null {
+    for (const h of this.holds) {
+      if (mode === 'shared' && h.mode === 'shared') continue;
+      if (h.groups.some((g) => groups.includes(g))) return h;
+    }
     return null;
   }
 
-  /** `409 job_running` naming what runs in `groups`, or nothing. */
-  assertFree(groups: readonly string[]): void {
-    const h = this.busy(groups);
-    if (h) throw jobRunning(h);
+  /** `409 job_running` naming what runs in `groups` and keeps them from being taken in `mode`. */
+  assertFree(groups: readonly string[], mode: HoldMode = 'exclusive'): void {
+    const h = this.busy(groups, mode);
+    if (h) throw jobRunning({ ...h, cancellable: this.cancellable(h.jobId) });
+  }
+
+  /** Whether DELETE /jobs/:id may stop the job now (its phase says so); false for a hold or an ended job. */
+  cancellable(jobId: string | null): boolean {
+    return jobId !== null && this.live.get(jobId)?.view.cancellable === true;
   }
 
   /**
    * Holds `groups` for an operation that is not a job (array setup, share data delete, import):
    * refused with `409 job_running` while a job of those groups runs, and refuses such jobs while
-   * held. Returns the release.
+   * held. `mode: 'shared'` lets other shared holds of the groups run beside it (default
+   * `exclusive`). Returns the release.
    */
-  hold(groups: readonly string[], what: { type: string; target: string; title?: string }): () => void {
-    this.assertFree(groups);
+  hold(
+    groups: readonly string[],
+    what: { type: string; target: string; title?: string; mode?: HoldMode },
+  ): () => void {
+    const mode = what.mode ?? 'exclusive';
+    this.assertFree(groups, mode);
     const h: Hold = {
       groups,
+      mode,
       type: what.type,
       title: what.title ?? HOLD_TITLES[what.type] ?? what.type,
       target: what.target,
@@ -242,7 +269,14 @@ export class JobRunner {
       startedAt: now,
       endedAt: null,
     };
-    const hold: Hold = { groups, type, title: def.title, target: view.target, jobId: view.id };
+    const hold: Hold = {
+      groups,
+      mode: 'exclusive',
+      type,
+      title: def.title,
+      target: view.target,
+      jobId: view.id,
+    };
     this.holds.add(hold); // synchronously, with the check: nothing slips in between
     try {
       await this.ctx.writes.run((db) => {
@@ -672,16 +706,22 @@ function groupsOf(def: JobDefinition<never>, params: Record<string, unknown>): r
   return typeof def.groups === 'function' ? def.groups(params as never) : def.groups;
 }
 
-/** `409 job_running`, naming what runs and how to follow or cancel it. */
+/**
+ * `409 job_running`, naming what runs and how to follow it; a cancel is suggested only when the
+ * job can be cancelled now (`cancellable`: its current phase allows DELETE /jobs/:id).
+ */
 export function jobRunning(h: {
   type: string;
   title: string;
   target: string;
   jobId: string | null;
+  cancellable?: boolean;
 }): AppError {
-  const follow = h.jobId
-    ? ` Follow it with GET /api/v1/jobs/${h.jobId} (or cancel it with DELETE /api/v1/jobs/${h.jobId} where that is safe), then try again.`
-    : ' Wait for it to finish, then try again.';
+  const follow = !h.jobId
+    ? ' Wait for it to finish, then try again.'
+    : h.cancellable
+      ? ` Follow it with GET /api/v1/jobs/${h.jobId}, or cancel it with DELETE /api/v1/jobs/${h.jobId}; then try again.`
+      : ` Follow it with GET /api/v1/jobs/${h.jobId} and try again once it has finished (it cannot be cancelled in its current phase).`;
   return conflict('job_running', `${capitalize(h.title)} is running (${h.target}).${follow}`, {
     ...(h.jobId ? { jobId: h.jobId } : {}),
     type: h.type,

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { type Clock, erasePhrase } from '@appliance/common';
 import { type LoopDisk, requirePrerequisites } from '@appliance/lab';
-import { type Sandbox, startSandbox } from './sandbox.ts';
+import { removeSandboxRoot, type Sandbox, startSandbox } from './sandbox.ts';
 import { installGuardShims, loggingRunner, loop } from '../features/disks/test-support/lab.ts';
 
 const run = promisify(execFile);
@@ -65,11 +65,13 @@ export async function createLabArray(options: {
   dataSizeMiB: number;
   /** Spare (unformatted) disks to attach as well, in MiB. */
   spares?: number[];
+  /** A cache disk of this size (MiB), a pool branch before the data disks. */
+  cacheSizeMiB?: number;
   /** Set the array up through the API (default true; false: the disks stay blank, e.g. for the UI). */
   setup?: boolean;
   /** Create the admin and its token (default true; false: a first-run service). */
   admin?: boolean;
-}): Promise<LabArray & { spares: LoopDisk[] }> {
+}): Promise<LabArray & { spares: LoopDisk[]; cache: LoopDisk | null }> {
   await requirePrerequisites({ root: true, tools: LAB_TOOLS });
   const work = await fs.mkdtemp(path.join(os.tmpdir(), 'lab-array-'));
   const imageDir = path.join(work, 'images');
@@ -78,6 +80,7 @@ export async function createLabArray(options: {
   const parity = await loop(imageDir, options.paritySizeMiB * MiB);
   const data: LoopDisk[] = [];
   for (let i = 0; i < options.dataDisks; i++) data.push(await loop(imageDir, options.dataSizeMiB * MiB));
+  const cache = options.cacheSizeMiB ? await loop(imageDir, options.cacheSizeMiB * MiB) : null;
   const spares: LoopDisk[] = [];
   for (const size of options.spares ?? []) spares.push(await loop(imageDir, size * MiB));
   const clock = shiftedClock();
@@ -87,11 +90,12 @@ export async function createLabArray(options: {
     start: { runner, clock, scheduler: false },
     ...(options.admin === false ? { admin: false } : {}),
   });
-  const members = [parity, ...data];
+  const members = [parity, ...data, ...(cache ? [cache] : [])];
   const r = options.setup === false ? { status: 201, text: '' } : await s.call('POST', '/disks/array', {
     disks: [
       { device: parity.device, role: 'parity' },
       ...data.map((d) => ({ device: d.device, role: 'data' })),
+      ...(cache ? [{ device: cache.device, role: 'cache' }] : []),
     ],
     confirmation: erasePhrase(members.map((m) => m.device)),
   });
@@ -105,10 +109,17 @@ export async function createLabArray(options: {
     runner,
     disks: { parity, data },
     spares,
+    cache,
     real,
     async destroy() {
       await unmountUnder(s.root);
       await s.close().catch(() => undefined);
+      // also after a close({keepRoot}) (crash tests): the immutable mountpoints come off first
+      try {
+        removeSandboxRoot(s.root);
+      } catch {
+        // something is still mounted under it: left for the look (as a failed close leaves it)
+      }
       for (const d of [...members, ...spares]) await d.destroy().catch(() => undefined);
       await fs.rm(work, { recursive: true, force: true });
     },

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -138,7 +139,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     async close(o = {}) {
       await server.close();
       fs.rmSync(socketDir, { recursive: true, force: true });
-      if (!o.keepRoot && !options.root) fs.rmSync(root, { recursive: true, force: true });
+      if (!o.keepRoot && !options.root) removeSandboxRoot(root);
     },
   };
   if (options.admin !== false) {
@@ -214,4 +215,29 @@ export function dumpDatabase(server: RunningServer): string {
       .sort();
   }
   return JSON.stringify(out, null, 1);
+}
+
+/**
+ * Removes a sandbox root whose array mountpoints the service made immutable (`chattr +i`, issue
+ * 32): the flag comes off the directories under `<root>/mnt` (and `mnt/.staging`) first. Whatever
+ * is still mounted there stays (the removal then fails, as it should).
+ */
+export function removeSandboxRoot(root: string): void {
+  for (const dir of [path.join(root, 'mnt'), path.join(root, 'mnt', '.staging')]) {
+    let names: string[] = [];
+    try {
+      names = fs.readdirSync(dir);
+    } catch {
+      continue;
+    }
+    for (const name of names) {
+      if (name === 'user' || name === '.staging') continue;
+      try {
+        execFileSync('chattr', ['-i', path.join(dir, name)], { stdio: 'ignore' });
+      } catch {
+        // not a directory with the flag, or a filesystem without it
+      }
+    }
+  }
+  fs.rmSync(root, { recursive: true, force: true });
 }

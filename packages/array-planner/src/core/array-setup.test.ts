@@ -90,6 +90,20 @@ describe('planArraySetup (08 §9.3)', () => {
     expect(
       ask([...ok, { device: '/dev/sdd', role: 'data' }], undefined, { externals: [ext] }).refusal,
     ).toMatchObject({ details: { reason: 'registered_external', label: 'usb' } });
+    // R7 before R4 (03 §5 revised): a registered backup disk is usually mounted, and is named as
+    // the registered disk it is rather than as "in use"
+    const mountedSdd = { ...sdd, inUse: true, mountpoints: ['/mnt/external/usb'] };
+    expect(
+      ask([...ok, { device: '/dev/sdd', role: 'data' }], undefined, {
+        externals: [ext],
+        inventory: inventory([boot, sdb, sdc, mountedSdd, nvme]),
+      }).refusal,
+    ).toMatchObject({ details: { reason: 'registered_external', label: 'usb' } });
+    expect(
+      ask([...ok, { device: '/dev/sdd', role: 'data' }], undefined, {
+        inventory: inventory([boot, sdb, sdc, mountedSdd, nvme]),
+      }).refusal,
+    ).toMatchObject({ details: { reason: 'disk_mounted', mountpoints: ['/mnt/external/usb'] } });
     expect(ask([{ device: '/dev/sdc', role: 'data' }]).refusal).toMatchObject({
       details: { reason: 'parity_count' },
     });

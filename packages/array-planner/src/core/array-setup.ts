@@ -1,6 +1,6 @@
 import { confirmationMatches, type DiskInventoryEntry, erasePhrase } from '@appliance/common';
 import { invalidPlan } from './refusals.ts';
-import { checkNewDisk, registeredExternal } from './replacement-checks.ts';
+import { checkNewDisk } from './replacement-checks.ts';
 import type {
   ArrayFilesystem,
   ArraySlot,
@@ -85,10 +85,8 @@ export function planArraySetup(input: {
 
   const entries: DiskInventoryEntry[] = [];
   for (const d of request.disks) {
-    const base = checkNewDisk(d.device, inventory); // R1–R4
+    const base = checkNewDisk(d.device, inventory, input.externals); // R1–R3, R7, R4
     if (base.refusal) return { refusal: base.refusal };
-    const ext = registeredExternal(base.entry, input.externals); // R7
-    if (ext) return { refusal: ext };
     entries.push(base.entry);
   }
 

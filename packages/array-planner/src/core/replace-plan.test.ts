@@ -100,7 +100,7 @@ describe('checkUpgradeRequest (03 §12)', () => {
     return { w, inv: inventory([...w.disks, big]) };
   };
 
-  it('accepts a data upgrade with the array stopped and the exact phrase', () => {
+  it('accepts a data upgrade with the exact phrase (no array state is asked for, 03 §12 step 4 revised)', () => {
     const { w, inv } = base();
     const r = checkUpgradeRequest({
       request: { mountpoint: '/mnt/disk2', device: '/dev/sdz' },
@@ -108,13 +108,12 @@ describe('checkUpgradeRequest (03 §12)', () => {
       inventory: inv,
       externals: [],
       confirmation: 'ERASE /dev/sdz',
-      arrayStarted: false,
       runningDiskJobId: null,
     });
     expect(r.plan?.jobType).toBe('disk_upgrade_data');
   });
 
-  it('refuses in order: plan checks, new_mountpoint_mismatch, confirmation, array state, running job', () => {
+  it('refuses in order: plan checks, new_mountpoint_mismatch, confirmation, running job', () => {
     const { w, inv } = base();
     const ask = (over: Record<string, unknown>) =>
       checkUpgradeRequest({
@@ -124,7 +123,6 @@ describe('checkUpgradeRequest (03 §12)', () => {
         externals: [],
         confirmation: 'ERASE /dev/sdy',
         newMountpoint: '/mnt/parity2',
-        arrayStarted: true,
         runningDiskJobId: null,
         ...over,
       }).refusal;
@@ -143,7 +141,6 @@ describe('checkUpgradeRequest (03 §12)', () => {
       details: { expected: 'ERASE /dev/sdy' },
     });
     expect(ask({ confirmation: 'erase /dev/sdy' })).toMatchObject({ code: 'confirmation_required' });
-    expect(ask({ arrayStarted: false })).toMatchObject({ status: 409, code: 'array_not_started' });
     expect(ask({ runningDiskJobId: 'job-1' })).toMatchObject({
       status: 409,
       code: 'disk_job_running',
@@ -157,7 +154,6 @@ describe('checkUpgradeRequest (03 §12)', () => {
       externals: [],
       confirmation: 'ERASE /dev/sdz',
       newMountpoint: '/mnt/parity2',
-      arrayStarted: true,
       runningDiskJobId: null,
     });
     expect(data.refusal).toMatchObject({ details: { reason: 'new_mountpoint_mismatch', expected: null } });
@@ -168,7 +164,6 @@ describe('checkUpgradeRequest (03 §12)', () => {
       inventory: inv,
       externals: [],
       confirmation: 'ERASE /dev/sdz',
-      arrayStarted: true,
       runningDiskJobId: null,
     });
     expect(started.plan?.jobType).toBe('disk_upgrade_data');

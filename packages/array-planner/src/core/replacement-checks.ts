@@ -20,12 +20,13 @@ export interface ReplacementOk {
 }
 
 /**
- * The first failing device-level rule of R1–R4 (03 §5), in the order: not a listed whole disk
- * (R1), foreign stick (R2), system disk (R3), probe failed (R1), in use (R4), shared with array setup (08 §9.3 step 4,
- * which also applies R7): the device must be a listed whole disk, not a stick, not the system
- * disk, not in use.
+ * The identity rules of a disk offered to the array, R1–R3 of 03 §5, in the order: not a listed
+ * whole disk (R1), foreign stick (R2), system disk (R3), probe failed (R1). "In use" (R4) is a
+ * separate check that comes after the membership and registration rules (R5–R7): a member of a
+ * running array is always mounted, so "it is already a member" must answer before "it is mounted"
+ * (03 §5, revised 2026-11-28).
  */
-export function checkNewDisk(
+export function checkListedDisk(
   device: string,
   inventory: DiskInventory,
 ): { entry: DiskInventoryEntry; refusal?: undefined } | { refusal: Refusal; entry?: undefined } {
@@ -66,16 +67,32 @@ export function checkNewDisk(
       ),
     };
   }
-  if (entry.inUse) {
-    return {
-      refusal: invalidPlan(
-        'disk_mounted',
-        `${device} is in use (${[...entry.mountpoints, ...entry.holders].join(', ')}): unmount it or stop what holds it, then try again.`,
-        { mountpoints: entry.mountpoints, holders: entry.holders },
-      ),
-    };
-  }
   return { entry };
+}
+
+/** R4: the disk is mounted, an active swap area, or held by another block device (LVM, md). */
+export function inUse(entry: DiskInventoryEntry): Refusal | null {
+  if (!entry.inUse) return null;
+  return invalidPlan(
+    'disk_mounted',
+    `${entry.device} is in use (${[...entry.mountpoints, ...entry.holders].join(', ')}): unmount it or stop what holds it, then try again.`,
+    { mountpoints: entry.mountpoints, holders: entry.holders },
+  );
+}
+
+/**
+ * A disk for a new array (08 §9.3 step 4): R1–R3, then R7 (a registered external disk), then R4
+ * (in use) — R7 before R4 as in 03 §5, since a registered backup disk is usually mounted.
+ */
+export function checkNewDisk(
+  device: string,
+  inventory: DiskInventory,
+  externals: readonly ExternalDiskRecord[],
+): { entry: DiskInventoryEntry; refusal?: undefined } | { refusal: Refusal; entry?: undefined } {
+  const base = checkListedDisk(device, inventory);
+  if (base.refusal) return base;
+  const refusal = registeredExternal(base.entry, externals) ?? inUse(base.entry);
+  return refusal ? { refusal } : base;
 }
 
 /** R7: the disk of a registered external disk (07). */
@@ -98,10 +115,10 @@ function rowSize(row: ArraySlot, inventory: DiskInventory): number | null {
   return m.status === 'found' ? m.disk.sizeBytes : null;
 }
 
-/** R1–R12 of 03 §5, first failure answers. */
+/** R1–R12 of 03 §5 in the order R1, R2, R3, R5, R6, R7, R4, R8–R12; the first failure answers. */
 export function checkReplacement(input: ReplacementInput): ReplacementOk | { refusal: Refusal } {
   const { slot, device, inventory, rows } = input;
-  const base = checkNewDisk(device, inventory); // R1–R4
+  const base = checkListedDisk(device, inventory); // R1–R3
   if (base.refusal) return { refusal: base.refusal };
   const entry = base.entry;
 
@@ -131,6 +148,9 @@ export function checkReplacement(input: ReplacementInput): ReplacementOk | { ref
   // R7
   const ext = registeredExternal(entry, input.externals);
   if (ext) return { refusal: ext };
+  // R4, after the identity rules: a member is mounted, and must be named as a member
+  const busy = inUse(entry);
+  if (busy) return { refusal: busy };
   // R8: every other member must be attached (unambiguously); a member matching several disks
   // names them all in `details.candidates` (03 §2.3), as the slot's own ambiguity does
   const unresolved = others

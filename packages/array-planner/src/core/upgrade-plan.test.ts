@@ -392,13 +392,24 @@ describe('planUpgrade: check order and the remaining rules', () => {
         ),
       ).refusal;
     expect(ask('/dev/sdm')).toMatchObject({ details: { reason: 'disk_mounted', mountpoints: ['/srv/x'] } });
-    // the slot's own disk is mounted: R4 answers first; unmounted it is same_disk
-    expect(ask('/dev/sdb')).toMatchObject({ details: { reason: 'disk_mounted' } });
+    // 03 §5 revised (issue 32): identity before "in use": the slot's own disk and another member's
+    // disk are mounted on a running array, and are named for what they are, mounted or not
+    expect(w.sdb.inUse).toBe(true);
+    expect(ask('/dev/sdb')).toMatchObject({ details: { reason: 'same_disk' } });
     const unmountedSdb = { ...w.sdb, mountpoints: [], inUse: false };
     expect(ask('/dev/sdb', inventory([w.sda, unmountedSdb, w.sdc, w.sdd, w.sdz]))).toMatchObject({
       details: { reason: 'same_disk' },
     });
+    expect(w.sdc.inUse).toBe(true);
+    expect(ask('/dev/sdc')).toMatchObject({
+      details: { reason: 'already_member', mountpoint: '/mnt/disk1' },
+    });
     expect(ask('/dev/sdk')).toMatchObject({ details: { reason: 'registered_external', label: 'backup' } });
+    // a registered external disk that is mounted (a backup disk usually is) is named as such too
+    const mountedExt = { ...ext, inUse: true, mountpoints: ['/mnt/external/backup'] };
+    expect(ask('/dev/sdk', inventory([...w.disks, mounted, mountedExt]))).toMatchObject({
+      details: { reason: 'registered_external', label: 'backup' },
+    });
     expect(ask('/dev/sdz', inventory([w.sda, w.sdb, w.sdd, w.sdz]))).toMatchObject({
       details: { reason: 'member_missing', mountpoints: ['/mnt/disk1'] },
     });

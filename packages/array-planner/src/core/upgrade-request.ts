@@ -7,8 +7,6 @@ export interface UpgradeRequestInput extends PlanInput {
   /** What the client sent back from the plan. */
   newMountpoint?: string | null | undefined;
   confirmation?: unknown;
-  /** Whether the array is started (the adapter decides: the pool is mounted); a parity upgrade needs it. */
-  arrayStarted: boolean;
   /** A disk job queued or running, if any. */
   runningDiskJobId: string | null;
 }
@@ -20,7 +18,9 @@ export interface AcceptedUpgrade {
 
 /**
  * The refusals of the upgrade operation (03 §12), in order: everything the plan checks, a stale
- * `newMountpoint`, the typed confirmation, the array state (parity: started), another disk job.
+ * `newMountpoint`, the typed confirmation, another disk job. No array start/stop state is asked
+ * for (03 §12 step 4, revised 2026-11-28): the array stays started, and neither a data nor a
+ * parity upgrade needs the pool (the jobs read and write the disks themselves).
  */
 export function checkUpgradeRequest(input: UpgradeRequestInput): PlanResult<AcceptedUpgrade> {
   const planned = planUpgrade(input);
@@ -33,7 +33,9 @@ export function checkUpgradeRequest(input: UpgradeRequestInput): PlanResult<Acce
       return {
         refusal: invalidPlan(
           'new_mountpoint_mismatch',
-          `The plan is stale: the new parity disk would now be mounted at ${fresh}, not ${sent ?? '(none)'}. Ask for a new plan and send its newMountpoint.`,
+          sent === null
+            ? `A parity upgrade needs the plan's newMountpoint: the new parity disk will be mounted at ${fresh}. Send "newMountpoint": "${fresh}" as the plan gave it.`
+            : `The plan is stale: the new parity disk would now be mounted at ${fresh}, not ${sent}. Ask for a new plan and send its newMountpoint.`,
           { expected: fresh, given: sent },
         ),
       };
@@ -49,17 +51,6 @@ export function checkUpgradeRequest(input: UpgradeRequestInput): PlanResult<Acce
   }
   const confirmation = confirmationRefusal(plan.replacementDevice, input.confirmation);
   if (confirmation) return { refusal: confirmation };
-  // A data slot is upgraded with the array started or stopped: the job keeps the pool serving the
-  // slot's files read-only until the switch (issue 21; docs/decisions/disks.md, "Disk jobs").
-  if (plan.role === 'parity' && !input.arrayStarted) {
-    return {
-      refusal: {
-        status: 409,
-        code: 'array_not_started',
-        message: 'A parity disk is upgraded with the array started: start the array, then try again.',
-      },
-    };
-  }
   if (input.runningDiskJobId !== null) return { refusal: diskJobRunning(input.runningDiskJobId) };
   return { plan: { plan, jobType: plan.role === 'data' ? 'disk_upgrade_data' : 'disk_upgrade_parity' } };
 }

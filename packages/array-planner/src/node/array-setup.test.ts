@@ -56,6 +56,8 @@ describe('array setup on real loop devices (lab mode)', () => {
       ...['/mnt/parity1', '/mnt/disk1', '/mnt/disk2', '/mnt/cache'].map((m) => p.real(m)),
     ]);
     for (const d of disks) await d.destroy();
+    for (const m of ['/mnt/parity1', '/mnt/disk1', '/mnt/disk2', '/mnt/cache'])
+      await run('chattr', ['-i', p.real(m)]).catch(() => undefined);
     await fs.rm(root, { recursive: true, force: true });
   }, 60_000);
 
@@ -152,6 +154,15 @@ describe('array setup on real loop devices (lab mode)', () => {
     );
     expect(diff.out).not.toMatch(/error|invalid|unknown|same device/i);
     expect(diff.code).toBe(0);
+
+    // every mountpoint directory refuses writes while its disk is not mounted (issue 32)
+    for (const m of result.members) {
+      const at = path.join(root, m.mountpoint);
+      await run('umount', [at]);
+      expect((await run('lsattr', ['-d', at])).stdout.split(/\s+/)[0]).toContain('i');
+      await expect(fs.writeFile(path.join(at, 'stray'), 'x')).rejects.toMatchObject({ code: 'EPERM' });
+      await run('mount', [m.device, at]);
+    }
 
     // the mergerfs pool: cache first, then the data disks
     expect(result.poolMounted).toBe(true);

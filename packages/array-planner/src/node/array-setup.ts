@@ -1,4 +1,5 @@
 import fs from 'node:fs/promises';
+import path from 'node:path';
 import {
   AppError,
   type CommandRunner,
@@ -14,6 +15,7 @@ import { persistsMountUnits, renderMountUnits } from '../core/mount-units.ts';
 import { type SnapraidMember, renderSnapraidConf } from '../core/snapraid-conf.ts';
 import type { ArrayFilesystem } from '../core/types.ts';
 import { checkMounted, formatDisk, mountByUuid, readFsUuid } from './disk-tools.ts';
+import { type MountpointGuard, guardMountpoint } from './mountpoint-guard.ts';
 import { type InstalledMountUnits, MountUnitStepError, installMountUnits } from './mount-units.ts';
 
 export { minFreeSpaceMiB } from '../core/mergerfs.ts';
@@ -112,6 +114,7 @@ export async function executeArraySetup(
       progress(`blkid ${m.device}`, { device: m.device });
       const uuid = await readFsUuid(runner, m.device);
       progress(`mount ${m.device}`, { device: m.device, mountpoint: m.mountpoint });
+      await guardSlotMountpoint(deps, m.mountpoint);
       const target = await mountByUuid(runner, paths, { uuid, logical: m.mountpoint, device: m.device });
       mounted.push(target);
       members.push({ ...m, fsUuid: uuid });
@@ -169,6 +172,39 @@ export async function executeArraySetup(
       { step },
     );
   }
+}
+
+/**
+ * The slot's empty mountpoint directory made immutable before the disk is mounted over it (issue
+ * 32): while the disk is not mounted there, nothing can be written into it. Never fails the setup:
+ * a filesystem without the flag, or a directory that already holds files (which the mount will
+ * hide; the disks watcher reports them), is logged.
+ */
+export async function guardSlotMountpoint(
+  deps: Pick<ArraySetupDeps, 'runner' | 'paths' | 'log'>,
+  mountpoint: string,
+): Promise<MountpointGuard> {
+  const g = await guardMountpoint(deps.runner, deps.paths, mountpoint, {
+    scratch: path.join(deps.paths.stateDir, 'mountpoint-guard'),
+  });
+  logGuard(deps.log, g);
+  return g;
+}
+
+/** The log line of a mountpoint that could not be sealed (none when it was). */
+export function logGuard(log: ArraySetupDeps['log'], g: MountpointGuard): void {
+  if (g.seal === 'sealed') return;
+  if (g.seal === 'not_empty')
+    log?.(`${g.mountpoint} holds ${g.count} entries on the system disk; it was left writable`, {
+      mountpoint: g.mountpoint,
+      entries: g.entries,
+      mounted: g.mounted,
+    });
+  else
+    log?.(
+      `${g.mountpoint} cannot be made immutable (${g.error}); only the pool's branch mode keeps writes off it while its disk is not mounted`,
+      { mountpoint: g.mountpoint, seal: g.seal },
+    );
 }
 
 /** Unmounts targets in reverse order (lazy unmount never used: a busy target stays and is reported). */

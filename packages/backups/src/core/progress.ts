@@ -110,15 +110,34 @@ export function jobProgress(s: BackupStatus): {
   };
 }
 
+/** A line that reads as an error (restic's words for a failure, a damaged pack or file). */
+const ERRORISH =
+  /error|failed|denied|no such|unable|cannot|does not match|mismatch|not referenced|corrupt|invalid/i;
+
 /**
  * The line that says why restic failed: its last `Fatal:` line (without the prefix), else the last
- * line that reads as an error, else the last non-empty line. Secrets never reach restic's output
- * (the password is in a file), so the line can be shown to the administrator.
+ * line that reads as an error, else the last non-empty line. A `Fatal:` line that names no file
+ * or pack — a summary such as "repository contains errors" (check) or "There were 2 errors"
+ * (restore) — is followed by the first error line before it, which does ("Pack ID does not match,
+ * want cb955148…", "ignoring error for /src/a.bin: ciphertext verification failed"), and how many
+ * more there were. Secrets never reach restic's output (the password is in a file), so the line
+ * can be shown to the administrator.
  */
 export function pickErrorLine(lines: readonly string[]): string | null {
   const clean = lines.map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('{'));
-  const fatal = clean.filter((l) => l.startsWith('Fatal:')).at(-1);
-  if (fatal) return fatal.slice('Fatal:'.length).trim();
-  const err = clean.filter((l) => /error|failed|denied|no such|unable|cannot/i.test(l)).at(-1);
+  const at = clean.findLastIndex((l) => l.startsWith('Fatal:'));
+  if (at >= 0) {
+    const fatal = clean[at]!.slice('Fatal:'.length).trim();
+    if (namesSomething(fatal)) return fatal;
+    // "error for tree 802310bb:" only heads the indented line that says what is wrong
+    const causes = clean.slice(0, at).filter((l) => ERRORISH.test(l) && !l.endsWith(':'));
+    if (causes.length === 0) return fatal;
+    const more = causes.length > 1 ? ` (and ${causes.length - 1} more)` : '';
+    return `${fatal}: ${causes[0]}${more}`;
+  }
+  const err = clean.filter((l) => ERRORISH.test(l)).at(-1);
   return err ?? clean.at(-1) ?? null;
 }
+
+/** Whether a line names a path or an object ID (a `/`, or 8+ hex digits). */
+const namesSomething = (line: string): boolean => line.includes('/') || /\b[0-9a-f]{8,}\b/i.test(line);

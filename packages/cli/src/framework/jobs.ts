@@ -38,7 +38,11 @@ export interface FollowSpec {
   text?: (j: Job & Record<string, unknown>) => string;
 }
 
-/** Starts (or joins) a job and follows it to its end; resolves with the ended job. */
+/**
+ * Starts (or joins) a job and follows it to its end; resolves with the ended job exactly as the API
+ * answers it (`GET /jobs/:id`): the figures progress events add (a jobId, files, rate…) are only
+ * drawn, never returned, so `--json` prints the API's object.
+ */
 export async function followJob(ctx: Ctx, spec: FollowSpec): Promise<Job> {
   const { io } = ctx;
   const events = ctx.client.events();
@@ -85,6 +89,7 @@ export async function followJob(ctx: Ctx, spec: FollowSpec): Promise<Job> {
     let job: Job = spec.start
       ? await Promise.race([spec.start(), interrupted])
       : await ctx.client.get('/jobs/{id}', { params: { id: id! } });
+    let row: Job = job;
     id = job.id;
     show(job);
     // the job's own fields; events may add figures of their phase (files, rate…), dropped when it ends
@@ -110,11 +115,12 @@ export async function followJob(ctx: Ctx, spec: FollowSpec): Promise<Job> {
     while (!ENDED.has(job.state)) {
       await Promise.race([new Promise((r) => setTimeout(r, spec.pollMs ?? 2000)), interrupted]);
       const fresh = await Promise.race([ctx.client.get('/jobs/{id}', { params: { id } }), interrupted]);
+      row = fresh;
       // the row has no event-only figures (files, rate…): keep the last ones within the same phase
       job = { ...(fresh.phase === job.phase ? job : {}), ...fresh };
       show(job);
     }
-    return job;
+    return row;
   } catch (err) {
     if (err instanceof Interrupted) {
       (bar as cliProgress.SingleBar | null)?.stop();

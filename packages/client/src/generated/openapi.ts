@@ -1005,11 +1005,131 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List stacks */
+        /** List stacks with their containers, images, ports and updates */
         get: operations["getStacks"];
         put?: never;
         /** Create a hand-made stack (nothing is started) */
         post: operations["postStacks"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/stacks/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One stack with its containers, images, ports and updates */
+        get: operations["getStacksName"];
+        put?: never;
+        post?: never;
+        /** Remove a stack (compose down, folder and row); its data only with removeData */
+        delete: operations["deleteStacksName"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/stacks/{name}/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Start a stack (compose up -d); refused when one of its ports is taken */
+        post: operations["postStacksNameStart"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/stacks/{name}/stop": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Stop a stack (compose stop) */
+        post: operations["postStacksNameStop"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/stacks/{name}/restart": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Restart a stack (compose restart) */
+        post: operations["postStacksNameRestart"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/stacks/{name}/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Pull newer images, recreate changed services, roll back when their health fails */
+        post: operations["postStacksNameUpdate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/stacks/{name}/values": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Change an installed stack’s inputs (install rules, compose check); a running stack is restarted */
+        put: operations["putStacksNameValues"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/stacks/{name}/logs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A stack’s container logs, newest last; follow=1 streams them as server-sent events */
+        get: operations["getStacksNameLogs"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -6057,7 +6177,8 @@ export interface operations {
                             /** @enum {string} */
                             role: "data" | "parity" | "cache";
                             roleIndex: number;
-                            device: string;
+                            /** @description The slot's disk as the kernel names it now, found by its filesystem UUID (and WWN/serial) at read time; null when the disk is not attached, matches twice, or the inventory could not be read. Never the path recorded at setup. */
+                            device: string | null;
                             /** @enum {string} */
                             filesystem: "xfs" | "ext4" | "btrfs";
                             fsUuid: string;
@@ -6176,7 +6297,8 @@ export interface operations {
                             /** @enum {string} */
                             role: "data" | "parity" | "cache";
                             roleIndex: number;
-                            device: string;
+                            /** @description The slot's disk as the kernel names it now, found by its filesystem UUID (and WWN/serial) at read time; null when the disk is not attached, matches twice, or the inventory could not be read. Never the path recorded at setup. */
+                            device: string | null;
                             /** @enum {string} */
                             filesystem: "xfs" | "ext4" | "btrfs";
                             fsUuid: string;
@@ -6284,7 +6406,8 @@ export interface operations {
                         /** @enum {string} */
                         role: "data" | "parity" | "cache";
                         roleIndex: number;
-                        device: string;
+                        /** @description The slot's disk as the kernel names it now, found by its filesystem UUID (and WWN/serial) at read time; null when the disk is not attached, matches twice, or the inventory could not be read. Never the path recorded at setup. */
+                        device: string | null;
                         /** @enum {string} */
                         filesystem: "xfs" | "ext4" | "btrfs";
                         fsUuid: string;
@@ -10228,7 +10351,33 @@ export interface operations {
                             installedAt: string;
                             manuallyEdited: boolean;
                             directory: string;
+                            /** @enum {string} */
+                            status: "running" | "partial" | "stopped" | "not_created" | "restarting" | "unhealthy" | "unknown";
+                            services: {
+                                name: string;
+                                containers: {
+                                    id: string;
+                                    name: string;
+                                    state: string;
+                                    exitCode: number | null;
+                                    health: ("healthy" | "unhealthy" | "starting") | null;
+                                    status: string;
+                                    image: string;
+                                    imageId: string;
+                                    digests: string[];
+                                    ports: {
+                                        hostIp: string;
+                                        published: number;
+                                        target: number;
+                                        protocol: string;
+                                    }[];
+                                }[];
+                                updateAvailable: string | null;
+                            }[];
+                            updateAvailable: boolean;
                         }[];
+                        /** @enum {string} */
+                        docker: "ok" | "unavailable";
                     };
                 };
             };
@@ -10368,6 +10517,936 @@ export interface operations {
                 content?: never;
             };
             /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Body over the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (generic message) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getStacksName: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The stack */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: string;
+                        template: {
+                            source: string;
+                            id: string;
+                            revision: number;
+                        } | null;
+                        installedAt: string;
+                        manuallyEdited: boolean;
+                        directory: string;
+                        /** @enum {string} */
+                        status: "running" | "partial" | "stopped" | "not_created" | "restarting" | "unhealthy" | "unknown";
+                        services: {
+                            name: string;
+                            containers: {
+                                id: string;
+                                name: string;
+                                state: string;
+                                exitCode: number | null;
+                                health: ("healthy" | "unhealthy" | "starting") | null;
+                                status: string;
+                                image: string;
+                                imageId: string;
+                                digests: string[];
+                                ports: {
+                                    hostIp: string;
+                                    published: number;
+                                    target: number;
+                                    protocol: string;
+                                }[];
+                            }[];
+                            updateAvailable: string | null;
+                        }[];
+                        updateAvailable: boolean;
+                    };
+                };
+            };
+            /** @description Bad input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role too low, or a cross-origin write */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown stack */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A job of the stack or a backup of it is running */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Body over the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (generic message) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteStacksName: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    confirm: string;
+                    removeData?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The job */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        /** @description parity.sync, parity.scrub, disk.upgrade, … */
+                        type: string;
+                        target: string;
+                        /** @enum {string} */
+                        state: "queued" | "running" | "succeeded" | "failed" | "cancelled" | "interrupted" | "blocked";
+                        phase: string | null;
+                        percent: number | null;
+                        bytesDone: number | null;
+                        bytesTotal: number | null;
+                        etaSeconds: number | null;
+                        /** @description Whether DELETE /jobs/:id may stop it now */
+                        cancellable: boolean;
+                        /** @enum {string} */
+                        trigger: "request" | "schedule";
+                        actor: string;
+                        params: {
+                            [key: string]: unknown;
+                        };
+                        result: unknown;
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        } | null;
+                        /** @description The last lines of the tool's output */
+                        output: string[];
+                        createdAt: string;
+                        startedAt: string | null;
+                        endedAt: string | null;
+                    };
+                };
+            };
+            /** @description Bad input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role too low, or a cross-origin write */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown stack */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A job of the stack or a backup of it is running */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Body over the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (generic message) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postStacksNameStart: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description The job */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        /** @description parity.sync, parity.scrub, disk.upgrade, … */
+                        type: string;
+                        target: string;
+                        /** @enum {string} */
+                        state: "queued" | "running" | "succeeded" | "failed" | "cancelled" | "interrupted" | "blocked";
+                        phase: string | null;
+                        percent: number | null;
+                        bytesDone: number | null;
+                        bytesTotal: number | null;
+                        etaSeconds: number | null;
+                        /** @description Whether DELETE /jobs/:id may stop it now */
+                        cancellable: boolean;
+                        /** @enum {string} */
+                        trigger: "request" | "schedule";
+                        actor: string;
+                        params: {
+                            [key: string]: unknown;
+                        };
+                        result: unknown;
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        } | null;
+                        /** @description The last lines of the tool's output */
+                        output: string[];
+                        createdAt: string;
+                        startedAt: string | null;
+                        endedAt: string | null;
+                    };
+                };
+            };
+            /** @description Bad input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role too low, or a cross-origin write */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown stack */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A job of the stack or a backup of it is running */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Body over the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (generic message) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postStacksNameStop: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description The job */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        /** @description parity.sync, parity.scrub, disk.upgrade, … */
+                        type: string;
+                        target: string;
+                        /** @enum {string} */
+                        state: "queued" | "running" | "succeeded" | "failed" | "cancelled" | "interrupted" | "blocked";
+                        phase: string | null;
+                        percent: number | null;
+                        bytesDone: number | null;
+                        bytesTotal: number | null;
+                        etaSeconds: number | null;
+                        /** @description Whether DELETE /jobs/:id may stop it now */
+                        cancellable: boolean;
+                        /** @enum {string} */
+                        trigger: "request" | "schedule";
+                        actor: string;
+                        params: {
+                            [key: string]: unknown;
+                        };
+                        result: unknown;
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        } | null;
+                        /** @description The last lines of the tool's output */
+                        output: string[];
+                        createdAt: string;
+                        startedAt: string | null;
+                        endedAt: string | null;
+                    };
+                };
+            };
+            /** @description Bad input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role too low, or a cross-origin write */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown stack */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A job of the stack or a backup of it is running */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Body over the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (generic message) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postStacksNameRestart: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description The job */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        /** @description parity.sync, parity.scrub, disk.upgrade, … */
+                        type: string;
+                        target: string;
+                        /** @enum {string} */
+                        state: "queued" | "running" | "succeeded" | "failed" | "cancelled" | "interrupted" | "blocked";
+                        phase: string | null;
+                        percent: number | null;
+                        bytesDone: number | null;
+                        bytesTotal: number | null;
+                        etaSeconds: number | null;
+                        /** @description Whether DELETE /jobs/:id may stop it now */
+                        cancellable: boolean;
+                        /** @enum {string} */
+                        trigger: "request" | "schedule";
+                        actor: string;
+                        params: {
+                            [key: string]: unknown;
+                        };
+                        result: unknown;
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        } | null;
+                        /** @description The last lines of the tool's output */
+                        output: string[];
+                        createdAt: string;
+                        startedAt: string | null;
+                        endedAt: string | null;
+                    };
+                };
+            };
+            /** @description Bad input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role too low, or a cross-origin write */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown stack */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A job of the stack or a backup of it is running */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Body over the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (generic message) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postStacksNameUpdate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    healthTimeoutSeconds?: number;
+                    snapshot?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The job */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        /** @description parity.sync, parity.scrub, disk.upgrade, … */
+                        type: string;
+                        target: string;
+                        /** @enum {string} */
+                        state: "queued" | "running" | "succeeded" | "failed" | "cancelled" | "interrupted" | "blocked";
+                        phase: string | null;
+                        percent: number | null;
+                        bytesDone: number | null;
+                        bytesTotal: number | null;
+                        etaSeconds: number | null;
+                        /** @description Whether DELETE /jobs/:id may stop it now */
+                        cancellable: boolean;
+                        /** @enum {string} */
+                        trigger: "request" | "schedule";
+                        actor: string;
+                        params: {
+                            [key: string]: unknown;
+                        };
+                        result: unknown;
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        } | null;
+                        /** @description The last lines of the tool's output */
+                        output: string[];
+                        createdAt: string;
+                        startedAt: string | null;
+                        endedAt: string | null;
+                    };
+                };
+            };
+            /** @description Bad input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role too low, or a cross-origin write */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown stack */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A job of the stack or a backup of it is running */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Body over the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (generic message) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    putStacksNameValues: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    values?: {
+                        [key: string]: string;
+                    };
+                    regenerate?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description The plan written, the inputs changed, and the restart job (or null) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        stack: {
+                            name: string;
+                            template: {
+                                source: string;
+                                id: string;
+                                revision: number;
+                            } | null;
+                            installedAt: string;
+                            manuallyEdited: boolean;
+                            directory: string;
+                        };
+                        plan: {
+                            [key: string]: unknown;
+                        };
+                        changed: string[];
+                        restart: {
+                            id: string;
+                            /** @description parity.sync, parity.scrub, disk.upgrade, … */
+                            type: string;
+                            target: string;
+                            /** @enum {string} */
+                            state: "queued" | "running" | "succeeded" | "failed" | "cancelled" | "interrupted" | "blocked";
+                            phase: string | null;
+                            percent: number | null;
+                            bytesDone: number | null;
+                            bytesTotal: number | null;
+                            etaSeconds: number | null;
+                            /** @description Whether DELETE /jobs/:id may stop it now */
+                            cancellable: boolean;
+                            /** @enum {string} */
+                            trigger: "request" | "schedule";
+                            actor: string;
+                            params: {
+                                [key: string]: unknown;
+                            };
+                            result: unknown;
+                            error: {
+                                code: string;
+                                message: string;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            } | null;
+                            /** @description The last lines of the tool's output */
+                            output: string[];
+                            createdAt: string;
+                            startedAt: string | null;
+                            endedAt: string | null;
+                        } | null;
+                    };
+                };
+            };
+            /** @description Bad input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role too low, or a cross-origin write */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown stack */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A job of the stack or a backup of it is running */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Body over the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (generic message) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getStacksNameLogs: {
+        parameters: {
+            query?: {
+                service?: string;
+                tail?: string;
+                since?: string;
+                follow?: "0" | "1" | "true" | "false";
+            };
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The lines (or text/event-stream with follow=1) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        lines: {
+                            time: string;
+                            service: string;
+                            container: string;
+                            /** @enum {string} */
+                            stream: "stdout" | "stderr";
+                            text: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Bad input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role too low, or a cross-origin write */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown stack */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A job of the stack or a backup of it is running */
             409: {
                 headers: {
                     [name: string]: unknown;

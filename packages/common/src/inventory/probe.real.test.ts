@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { type LoopDisk, createLoopDisk, requirePrerequisites } from '@appliance/lab';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CommandRunner, createCommandRunner } from '../command.ts';
-import { probeWithBlkid } from './probe.ts';
+import { openCheck, probeWithBlkid } from './probe.ts';
 import { NO_FILESYSTEM, parseBlkidExport } from './udev.ts';
 
 const run = promisify(execFile);
@@ -107,7 +107,70 @@ describe('batched blkid probes on real loop devices', () => {
     expect(batched.get(blank2.device)).toEqual(NO_FILESYSTEM);
     expect(batched.get(ambivalent.device)).toBe('failed');
     expect(batched.get(two.device)).toMatchObject({ filesystem: 'vfat', label: 'two' });
-    // blank disks and the vanished node do not stop a batch; the ambivalent disk does, once
-    expect(batches).toEqual([devices, [two.device]]);
+    // blank disks do not stop a batch, the vanished node is never handed to blkid (its open says
+    // ENOENT), and the ambivalent disk stops it once: the one device after it goes to a new run
+    const handed = devices.filter((d) => d !== '/dev/appliance-vanished-node');
+    expect(batches).toEqual([handed, [two.device]]);
+  });
+
+  it('a device whose open is refused is never batched: every other device goes to blkid once (issue 32)', async () => {
+    const [one, blank, , , two] = disks as LoopDisk[] as [LoopDisk, LoopDisk, LoopDisk, LoopDisk, LoopDisk];
+    // a block device node of a major no driver claims: open() answers ENXIO, and blkid stops there
+    // exactly as at a system disk a container may not open (EPERM)
+    const claimed = new Set(
+      (await fs.readFile('/proc/devices', 'utf8'))
+        .split('Block devices:')[1]!
+        .split('\n')
+        .map((l) => Number.parseInt(l, 10))
+        .filter((n) => Number.isInteger(n)),
+    );
+    const major = [240, 241, 242, 243, 244, 245, 246, 247, 248].find((m) => !claimed.has(m))!;
+    const refused = path.join(imageDir, 'refused-node');
+    await run('mknod', [refused, 'b', String(major), '0']);
+    expect(await singleProbe(refused)).toBe('failed');
+    const devices = [one.device, refused, blank.device, two.device];
+    batches.length = 0;
+    const batched = await probeWithBlkid(devices, { runner, concurrency: 1, timeoutMs: 10_000 });
+    expect(batched.get(refused)).toBe('failed');
+    for (const d of [one.device, blank.device, two.device])
+      expect(batched.get(d)).toEqual(await singleProbe(d));
+    expect(batched.get(two.device)).toMatchObject({ filesystem: 'vfat', label: 'two' });
+    // one run, each real disk in it once; the refused node never in a run
+    expect(batches).toEqual([[one.device, blank.device, two.device]]);
+    const probes = new Map<string, number>();
+    for (const d of batches.flat()) probes.set(d, (probes.get(d) ?? 0) + 1);
+    expect([...probes.values()].every((n) => n === 1)).toBe(true);
+  });
+
+  it('an injected refusal (EPERM, as the system disk in a container) fails that device alone', async () => {
+    const [one, blank, stick, , two] = disks as LoopDisk[] as [
+      LoopDisk,
+      LoopDisk,
+      LoopDisk,
+      LoopDisk,
+      LoopDisk,
+    ];
+    const devices = [blank.device, one.device, stick.device, two.device];
+    batches.length = 0;
+    const batched = await probeWithBlkid(devices, {
+      runner,
+      concurrency: 1,
+      timeoutMs: 10_000,
+      openCheck: async (d) => (d === one.device ? 'EPERM' : null),
+    });
+    expect(batched.get(one.device)).toBe('failed');
+    expect(batched.get(two.device)).toMatchObject({ filesystem: 'vfat', label: 'two' });
+    expect(batches).toEqual([[blank.device, stick.device, two.device]]);
+  });
+  it('openCheck: a disk opens, a vanished node is ENOENT, concurrent checks of one disk all answer', async () => {
+    const [one] = disks as LoopDisk[] as [LoopDisk];
+    expect(await openCheck(one.device)).toBeNull();
+    expect(await openCheck('/dev/appliance-vanished-node')).toBe('ENOENT');
+    // two reads at once share the open in flight instead of failing each other
+    expect(await Promise.all([openCheck(one.device), openCheck(one.device), openCheck(one.device)])).toEqual([
+      null,
+      null,
+      null,
+    ]);
   });
 });

@@ -14,12 +14,24 @@
  * batch starts after it. A device that vanished meanwhile is skipped by blkid without output; it
  * reads as "no filesystem", as a single probe of it does.
  *
+ * A device whose open is refused (a container may not open the system disk: `EPERM`; an empty card
+ * reader: `ENOMEDIUM`; a node without a driver: `ENXIO`) would stop every batch it is in, and the
+ * devices after it would be handed to a second run (issue 32: three loop disks in two runs per
+ * plan). So each device is first opened here the way blkid opens it (read-only, non-blocking,
+ * nothing read) and closed: one that cannot be opened is `failed` without a blkid run (one that
+ * vanished, `ENOENT`, reads as "no filesystem", as blkid skips it), and only the others are
+ * batched. An open that takes longer than `OPEN_CHECK_MS` (a hung disk) fails that device alone.
+ * What still stops a batch then is a device that opens but cannot be read or is ambivalent; the
+ * devices after it were never opened by that run and go to the next one.
+ *
  * Every node is probed at most once per call (issue 25): a batch that times out is not re-run.
  * blkid buffers its output, so a killed run usually leaves none: the devices whose block came out
  * whole before the kill keep their facts, and every other device of that run is `failed` (its
  * probe did not finish within the timeout). Re-running them one by one probed each node twice and
  * waited for the hung disk twice; the next inventory read probes them afresh.
  */
+import { constants } from 'node:fs';
+import { open } from 'node:fs/promises';
 import type { CommandResult, CommandRunner } from '../command.ts';
 import { type FsFacts, NO_FILESYSTEM, parseBlkidExport } from './udev.ts';
 
@@ -29,8 +41,61 @@ export interface BlkidProbeOptions {
   runner: CommandRunner;
   /** Chains running at once, hence `blkid` processes at once (03 §2.2: at most 8). */
   concurrency: number;
-  /** Timeout of one `blkid` run; a batch that hits it is re-run one device at a time. */
+  /** Timeout of one `blkid` run; a batch that hits it is not re-run (its unfinished devices fail). */
   timeoutMs: number;
+  /**
+   * Opens a device read-only as blkid would and closes it: null when it opened, else the errno code.
+   * Default: `open(2)` with `O_RDONLY | O_NONBLOCK` (a test injects a refusal here).
+   */
+  openCheck?: (device: string) => Promise<string | null>;
+}
+
+/** How long the open check waits for a device's open(2); a slower one counts as a failed probe. */
+export const OPEN_CHECK_MS = 2_000;
+
+/**
+ * Opens still outstanding (a disk whose driver does not answer). Such an open holds a thread of
+ * libuv's pool until the kernel gives up; a device is never opened again while one is outstanding
+ * (a later check waits for that one), so a hung disk holds at most one thread, and it counts as
+ * failed (its probe could not finish) without a blkid run that would hang on it too and fail the
+ * nodes after it.
+ */
+const outstanding = new Map<string, Promise<string | null>>();
+
+/**
+ * Opens `device` read-only and non-blocking (as blkid does), reads nothing, closes it: null when it
+ * opened, else the errno code (`ETIMEDOUT` when no answer came within `timeoutMs`, also from an
+ * earlier open still outstanding, which is waited for rather than repeated).
+ */
+export async function openCheck(device: string, timeoutMs = OPEN_CHECK_MS): Promise<string | null> {
+  // a read running at the same time shares the open in flight (a hung one is not opened again)
+  let attempt = outstanding.get(device);
+  if (attempt === undefined) {
+    const started = (async () => {
+      try {
+        const handle = await open(device, constants.O_RDONLY | constants.O_NONBLOCK);
+        await handle.close();
+        return null;
+      } catch (err) {
+        return (err as NodeJS.ErrnoException).code ?? 'EIO';
+      }
+    })();
+    attempt = started;
+    outstanding.set(device, started);
+    void started.finally(() => {
+      if (outstanding.get(device) === started) outstanding.delete(device);
+    });
+  }
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<string>((resolve) => {
+    timer = setTimeout(() => resolve('ETIMEDOUT'), timeoutMs);
+    timer.unref();
+  });
+  try {
+    return await Promise.race([attempt, late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 const BLKID_ENV = { LC_ALL: 'C', PATH: '/usr/sbin:/usr/bin:/sbin:/bin' };
@@ -41,7 +106,17 @@ export async function probeWithBlkid(
   options: BlkidProbeOptions,
 ): Promise<Map<string, ProbeResult>> {
   const results = new Map<string, ProbeResult>();
-  const chains = splitEvenly([...new Set(devices)], Math.max(1, options.concurrency));
+  const unique = [...new Set(devices)];
+  const check = options.openCheck ?? openCheck;
+  const refused = await Promise.all(unique.map((device) => check(device)));
+  const openable: string[] = [];
+  unique.forEach((device, i) => {
+    const code = refused[i] ?? null;
+    if (code === null) openable.push(device);
+    else results.set(device, code === 'ENOENT' ? NO_FILESYSTEM : 'failed');
+  });
+  if (openable.length === 0) return results;
+  const chains = splitEvenly(openable, Math.max(1, options.concurrency));
   await Promise.all(chains.map((chain) => runChain(chain, options, results)));
   return results;
 }

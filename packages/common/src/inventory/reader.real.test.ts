@@ -131,4 +131,35 @@ describe('inventory reader on this machine (real sysfs, real loop devices)', () 
       await run('umount', [mountDir]);
     }
   });
+  it('one read hands every node to blkid once, whatever another node answers (issue 32)', async () => {
+    // every blkid run and the device paths it was given; one chain, so a node that stopped a run
+    // would push every node after it into a second run
+    const runs: string[][] = [];
+    const real = createCommandRunner();
+    const counting: CommandRunner = {
+      resolve: (command) => real.resolve(command),
+      run(command, args, options) {
+        if (command === 'blkid') runs.push(args.filter((a) => a.startsWith('/')));
+        return real.run(command, args, options);
+      },
+    };
+    const paths = { ...createHostPaths(), udevData: path.join(imageDir, 'no-udev-records') };
+    const inv = await createInventoryReader({
+      paths,
+      runner: counting,
+      lab: { enabled: true, imageDir },
+      blkidConcurrency: 1,
+    }).read();
+    const handed = runs.flat();
+    expect(handed.length).toBeGreaterThan(0);
+    expect(handed.filter((d, i) => handed.indexOf(d) !== i)).toEqual([]);
+    // each lab disk was probed (once) and has its facts, whatever the system disk answered (this
+    // host's container refuses to open it: EPERM)
+    for (const d of disks) expect(handed).toContain(d.device);
+    expect(inv.disks.find((d) => d.device === disks[0]!.device)).toMatchObject({
+      filesystem: 'xfs',
+      label: 'member',
+      probeFailed: false,
+    });
+  });
 });

@@ -3,7 +3,7 @@
  * check that fails means the service cannot do its job (exit 1); an optional one only warns. The
  * split is argued in docs/decisions/install.md.
  */
-import { DEBIAN_PACKAGE } from '@appliance/common';
+import { DEBIAN_PACKAGE, type HostTool, HOST_TOOLS } from '@appliance/common';
 import type { Facts, TlsFact, TlsPairFact } from './facts.ts';
 
 export type Status = 'ok' | 'warn' | 'fail' | 'skip';
@@ -34,64 +34,22 @@ export interface CheckDefinition {
   evaluate(facts: Facts, ctx: CheckContext): Outcome;
 }
 
-/** Debian packages of tools the command runner's table does not name. */
-export const PACKAGE_OF: Record<string, string> = {
-  ...DEBIAN_PACKAGE,
-  lsblk: 'util-linux',
-  smbd: 'samba',
-};
+/** The Debian package of each tool (the runner's table, from @appliance/common's HOST_TOOLS). */
+export const PACKAGE_OF: Record<string, string> = DEBIAN_PACKAGE;
 
-export interface ToolCheck {
-  tool: string;
-  required: boolean;
-  /** Arguments that make the tool print its version (or just start and stop). */
-  versionArgs: string[];
-  /** Whether the first output line is a version worth showing. */
-  showsVersion: boolean;
-  /** What the service uses it for (said when it is missing). */
-  why: string;
-}
+export type ToolCheck = Pick<
+  HostTool,
+  'tool' | 'required' | 'versionArgs' | 'showsVersion' | 'why' | 'feature'
+>;
 
-export const TOOL_CHECKS: readonly ToolCheck[] = [
-  tool('blkid', true, ['--version'], 'reads the filesystem UUID and label of every disk'),
-  tool('wipefs', true, ['--version'], 'clears old signatures before an array disk is formatted'),
-  tool('findmnt', true, ['--version'], 'checks every mount the service makes'),
-  tool('mount', true, ['--version'], 'mounts array and backup disks'),
-  tool('umount', true, ['--version'], 'unmounts disks (format, undo of a failed setup)'),
-  tool('parted', true, ['--version'], 'partitions a backup disk before it is formatted'),
-  tool('mkfs.xfs', true, ['-V'], 'formats disks as XFS, the default filesystem of the array and of backups'),
-  tool('mergerfs', true, ['--version'], 'pools the data disks at /mnt/user, where the shares live'),
-  tool('snapraid', true, ['--version'], 'computes the parity that protects the array'),
-  tool('smbpasswd', true, ['-h'], 'sets the Samba password of every user the API creates', false),
-  tool('mkfs.ext4', false, ['-V'], 'formats disks as ext4 (only when ext4 is chosen)'),
-  tool('mkfs.btrfs', false, ['--version'], 'formats disks as btrfs (only when btrfs is chosen)'),
-  tool('mkfs.exfat', false, ['-V'], 'formats backup disks as exFAT (only when exFAT is chosen)'),
-  tool('mkfs.vfat', false, ['--help'], 'formats FAT filesystems (no API operation offers FAT yet)', false),
-  tool('lsblk', false, ['--version'], "the operator's view of the disks (the service reads sysfs itself)"),
-  tool(
-    'testparm',
-    false,
-    ['--version'],
-    'validates each generated smb.conf before it is installed (without it the file goes in unchecked)',
-  ),
-  tool('smbd', false, ['--version'], 'serves the shares over SMB (the API configures it; smbd serves it)'),
-  tool(
-    'age',
-    false,
-    ['--version'],
-    'decrypts a config export by hand (the service itself encrypts and decrypts in-process)',
-  ),
-];
+/** Tools judged by a check of their own (the TLS check, the Docker Engine and Compose checks). */
+const JUDGED_ELSEWHERE = new Set(['openssl', 'docker', 'docker-compose']);
+
+/** One check per tool of HOST_TOOLS, in its order. */
+export const TOOL_CHECKS: readonly ToolCheck[] = HOST_TOOLS.filter((h) => !JUDGED_ELSEWHERE.has(h.tool));
 
 /** Probed beside TOOL_CHECKS: judged by the TLS and Docker checks. */
-export const EXTRA_TOOLS: readonly ToolCheck[] = [
-  tool('openssl', false, ['version'], 'generates the self-signed TLS pair on the first start'),
-  tool('docker', false, ['--version'], 'the Docker CLI (compose v2 runs as `docker compose`)'),
-];
-
-function tool(name: string, required: boolean, versionArgs: string[], why: string, showsVersion = true) {
-  return { tool: name, required, versionArgs, why, showsVersion };
-}
+export const EXTRA_TOOLS: readonly ToolCheck[] = HOST_TOOLS.filter((h) => JUDGED_ELSEWHERE.has(h.tool));
 
 const install = (pkg: string) => `apt-get install ${pkg}`;
 

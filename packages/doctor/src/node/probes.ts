@@ -8,7 +8,13 @@ import { X509Certificate, createPrivateKey } from 'node:crypto';
 import fs from 'node:fs/promises';
 import http from 'node:http';
 import path from 'node:path';
-import { type CommandRunner, createCommandRunner, HOST_PATH, isAppError } from '@appliance/common';
+import {
+  type CommandRunner,
+  createCommandRunner,
+  DEBIAN_PACKAGE,
+  HOST_PATH,
+  isAppError,
+} from '@appliance/common';
 import type { ComposeFact, DockerFact, StateDirFact, TlsPairFact, ToolFact } from '../core/facts.ts';
 import type { Probes } from '../gather.ts';
 
@@ -35,13 +41,25 @@ export function createRealProbes(options: RealProbeOptions): Probes {
       throw err;
     }
   };
+  /**
+   * A program built without a version (Debian's snapraid says "snapraid vnone"): the version of
+   * the Debian package that installed it, from dpkg-query; the line as it is when dpkg has none.
+   */
+  const withPackageVersion = async (name: string, line: string): Promise<string> => {
+    const bare = /\bvnone\b/.exec(line);
+    const pkg = DEBIAN_PACKAGE[name];
+    if (!bare || !pkg) return line;
+    const v = await version('dpkg-query', ['--show', '--showformat=${Version}', pkg]);
+    return v ? `${name} ${v} (Debian package ${pkg}; the program itself reports "vnone")` : line;
+  };
   return {
     nodeVersion: () => process.versions.node,
     uid: () => process.getuid?.() ?? null,
     async tool(name, versionArgs): Promise<ToolFact> {
       try {
         const r = await runner.run(name, versionArgs, { timeoutMs: TIMEOUT_MS });
-        return { found: true, version: r.timedOut ? null : firstLine(r.stdout || r.stderr) };
+        const line = r.timedOut ? null : firstLine(r.stdout || r.stderr);
+        return { found: true, version: line === null ? null : await withPackageVersion(name, line) };
       } catch (err) {
         if (isAppError(err) && err.code === 'not_configured') return { found: false };
         throw err;

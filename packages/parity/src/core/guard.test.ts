@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { type DiffSummary, diffOf } from './diff.ts';
-import { decideSync } from './guard.ts';
+import { decideSync, syncReason } from './guard.ts';
 import { DEFAULT_PARITY_SETTINGS } from './settings.ts';
 
 const diff = (o: Partial<DiffSummary>): DiffSummary => ({ ...diffOf({ added: 1 }), ...o });
@@ -75,5 +75,16 @@ describe('decideSync (the deletion guard)', () => {
     expect(decideSync({ diff: d, thresholds: t, force: false, blockedSince: since, now }).proceed).toBe(
       false,
     );
+  });
+});
+
+describe('syncReason (what a finished sync reports)', () => {
+  it('is unfinished_sync, not no_changes, when the sync wrote parity although the diff found no change', () => {
+    const decision = decideSync({ diff: diffOf({}), thresholds: t, force: false, blockedSince: null, now });
+    expect(decision).toEqual({ proceed: true, reason: 'no_changes' });
+    expect(syncReason('no_changes', 1_420_000_000)).toBe('unfinished_sync');
+    expect(syncReason('no_changes', 0)).toBe('no_changes');
+    expect(syncReason('within_thresholds', 5)).toBe('within_thresholds');
+    expect(syncReason('forced', 5)).toBe('forced');
   });
 });

@@ -49,3 +49,19 @@ export function decideSync(input: {
   }
   return { proceed: false, reason: 'threshold', crossed };
 }
+
+/** Why a sync that ran went ahead: the guard's reason, or `unfinished_sync` (below). */
+export type SyncReason = Extract<GuardDecision, { proceed: true }>['reason'] | 'unfinished_sync';
+
+/**
+ * The reason a finished sync reports. The diff found no file changes (`no_changes`) but the sync
+ * still wrote parity: it completed what an earlier sync left unfinished (cancelled, interrupted or
+ * failed after SnapRAID had saved its content file) — `unfinished_sync`, never `no_changes` beside
+ * gigabytes processed.
+ */
+export function syncReason(
+  guard: Extract<GuardDecision, { proceed: true }>['reason'],
+  bytesProcessed: number,
+): SyncReason {
+  return guard === 'no_changes' && bytesProcessed > 0 ? 'unfinished_sync' : guard;
+}

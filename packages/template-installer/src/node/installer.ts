@@ -5,8 +5,10 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { AppError, type Clock, type HostPaths } from '@appliance/common';
-import { encodeEnvFile } from '../core/env-file.ts';
+import { AppError, type Clock, type HostPaths, writeFileAtomic } from '@appliance/common';
+import { encodeEnvFile, parseEnvFile } from '../core/env-file.ts';
+import { OutsideSubset } from '../core/interpolate.ts';
+import { stackPorts } from '../core/stack-ports.ts';
 import { byteOrder, ENV_NAME, isReservedName, isStackName } from '../core/names.ts';
 import {
   buildPlan,
@@ -42,6 +44,7 @@ import {
   type StackRow,
   type StackStore,
   type StackTemplateRef,
+  stackLockKey,
 } from './stack-store.ts';
 
 export interface Stack {
@@ -357,6 +360,104 @@ export class Installer {
       installedAt,
       manuallyEdited: false,
       pending: false,
+    });
+  }
+
+  /**
+   * PUT /stacks/:name/values: new inputs for an installed template stack, with the install's
+   * rules (the template's kinds and checks, a taken port moved to the next free one, secrets kept
+   * unless listed in `regenerate`). Only `.env` changes: the compose file refers to the inputs as
+   * variables, so the install's settings and GPU edit stay. The compose tool checks the new files;
+   * a refusal puts the old `.env` back. The caller restarts a running stack.
+   */
+  async editValues(
+    name: string,
+    request: { values?: Record<string, string>; regenerate?: string[] },
+  ): Promise<{ stack: Stack; plan: Plan; changed: string[] }> {
+    this.notConfigured();
+    return this.deps.locks.run(INSTALL_LOCK, async () => {
+      const row = await this.deps.stacks.get(name);
+      if (!row || row.pending)
+        throw new AppError(
+          404,
+          'stack_not_found',
+          `There is no stack ${name}; list the stacks to see their names.`,
+          {
+            stack: name,
+          },
+        );
+      if (!row.template)
+        throw new AppError(
+          409,
+          'stack_has_no_inputs',
+          `The stack ${name} was not installed from a template, so it has no inputs; edit its files instead.`,
+          { stack: name },
+        );
+      const template = await this.lookup(row.template.id);
+      const tool = await this.deps.compose.detect();
+      const oldEnv = await this.deps.stacks.readEnv(name);
+      const current = parseEnvFile(oldEnv, tool.flavour);
+      const given = request.values ?? {};
+      const kinds = new Map(template.inputs.map(([n, spec]) => [n, spec.kind]));
+      for (const r of request.regenerate ?? [])
+        if (kinds.get(r) !== 'secret')
+          throw new AppError(
+            400,
+            'invalid_template_input',
+            `${r} is not a secret input of ${template.id}; only secrets can be regenerated.`,
+            {
+              input: r,
+            },
+          );
+      const values: Record<string, string> = {};
+      for (const [input, kind] of kinds) {
+        if (kind === 'device' && input in given && given[input] !== (current.get(input) ?? ''))
+          throw new AppError(
+            400,
+            'invalid_template_input',
+            `${input} (the GPU) cannot be changed on an installed stack: it edits the compose file; remove and install the stack again.`,
+            { input },
+          );
+        if (request.regenerate?.includes(input)) continue;
+        const v = given[input] ?? current.get(input);
+        if (v !== undefined) values[input] = v;
+      }
+      const planRequest: PlanRequest = { name, values };
+      checkRequest(template, { name, values: given });
+      const facts = await this.facts(template, planRequest, 'install');
+      if (facts.takenPorts) {
+        // the stack's own ports are its own: they stay free for it
+        let own: number[] = [];
+        try {
+          own = stackPorts({ compose: row.compose, env: oldEnv }, tool.flavour, this.deps.environ);
+        } catch (e) {
+          if (!(e instanceof OutsideSubset)) throw e;
+          own = await this.deps.compose.configPorts({ name, dir: stackDir(this.deps.paths, name) });
+        }
+        const mine = new Set(own);
+        facts.takenPorts = new Set([...facts.takenPorts].filter((p) => !mine.has(p)));
+      }
+      const result = buildPlan(template, planRequest, facts, 'install');
+      const next = installValues(result, this.random);
+      const changed = [...new Set([...Object.keys(next), ...current.keys()])]
+        .filter((k) => next[k] !== current.get(k))
+        .sort(byteOrder);
+      const secrets = [...result.secretsToGenerate, ...result.suppliedSecrets.keys()].map((k) => next[k]!);
+      const envText = encodeEnvFile(next);
+      await this.deps.locks.run(stackLockKey(name), async () => {
+        const dir = stackDir(this.deps.paths, name);
+        const file = path.join(dir, '.env');
+        const before = await readNoFollow(file);
+        await writeFileAtomic(file, envText, { mode: 0o600 });
+        try {
+          await this.deps.compose.check({ name, dir }, { secrets, root: this.deps.paths.root });
+          await this.deps.stacks.updateEnv(name, envText);
+        } catch (e) {
+          await writeFileAtomic(file, before ?? oldEnv, { mode: 0o600 }).catch(() => undefined);
+          throw e;
+        }
+      });
+      return { stack: toStack(row), plan: result.plan, changed };
     });
   }
 

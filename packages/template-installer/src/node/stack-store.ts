@@ -27,6 +27,8 @@ export interface StackStore {
   insertPending(row: Omit<StackRow, 'pending' | 'manuallyEdited'>, env: string): Promise<void>;
   /** pending = 0. */
   finish(name: string): Promise<void>;
+  /** Replaces the `.env` body of an installed stack (an edit of its inputs). */
+  updateEnv(name: string, env: string): Promise<void>;
   remove(name: string): Promise<void>;
 }
 
@@ -94,6 +96,10 @@ export function createMemoryStackStore(): StackStore & { envs: Map<string, strin
     async finish(name) {
       const r = rows.get(name);
       if (r) r.pending = false;
+    },
+    async updateEnv(name, env) {
+      if (!rows.has(name)) throw new Error(`no stack ${name}`);
+      envs.set(name, env);
     },
     async remove(name) {
       rows.delete(name);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ARRAY_DEGRADED_KEY, evaluateDisks, type SlotFacts } from './disks.ts';
+import { ARRAY_DEGRADED_KEY, evaluateDisks, hiddenKey, type SlotFacts } from './disks.ts';
 
 const slot = (over: Partial<SlotFacts>): SlotFacts => ({
   role: 'data',
@@ -73,5 +73,26 @@ describe('evaluateDisks', () => {
 
   it('an ambiguous match counts as present', () => {
     expect(evaluateDisks([slot({ match: 'ambiguous' })]).conditions).toEqual([]);
+  });
+
+  it('a disk mounted over files: disk_offline naming the hidden files (issue 32), cleared when they are gone', () => {
+    const entries = Array.from({ length: 12 }, (_, i) => `f${String(i).padStart(2, '0')}.txt`);
+    const { conditions } = evaluateDisks([parity, slot({ hidden: { count: 25, entries } })]);
+    expect(conditions.map((c) => [c.key, c.eventType, c.value])).toEqual([
+      [hiddenKey('/mnt/disk1'), 'disk_offline', 'mounted over 25 hidden entries'],
+    ]);
+    const c = conditions[0]!;
+    expect(c.key).toBe('disk:/mnt/disk1:hidden');
+    expect(c.title).toBe('Array disk disk1 is mounted over files on the system disk');
+    expect(c.message).toContain('f00.txt, f01.txt');
+    expect(c.message).toContain('f09.txt and 15 more.');
+    expect(c.message).not.toContain('f10.txt');
+    expect(c.message).toContain('mount --bind /mnt /tmp/look && ls /tmp/look/disk1');
+    const one = evaluateDisks([slot({ hidden: { count: 1, entries: ['x'] } })]).conditions[0]!;
+    expect(one.message).toContain(
+      'mounted over 1 entry in the directory /mnt/disk1 on the system disk: x. They',
+    );
+    expect(evaluateDisks([parity, slot({ hidden: { count: 0, entries: [] } })]).conditions).toEqual([]);
+    expect(evaluateDisks([parity, slot({ hidden: null })]).conditions).toEqual([]);
   });
 });

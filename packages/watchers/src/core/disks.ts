@@ -25,6 +25,12 @@ export interface SlotFacts {
   device: string | null;
   /** Something is mounted at the mountpoint. */
   mounted: boolean;
+  /**
+   * What the mountpoint directory itself holds under the mounted disk (files written there while
+   * the disk was not mounted: hidden now, on the system disk): the first names and the count.
+   * Absent or null when it is empty or was not looked at.
+   */
+  hidden?: { count: number; entries: string[] } | null;
 }
 
 export const DISK_KEY_PREFIX = 'disk:';
@@ -40,6 +46,7 @@ export function evaluateDisks(slots: readonly SlotFacts[]): Observation {
   for (const s of slots) {
     if (s.removalState !== null && GONE_ON_PURPOSE.has(s.removalState)) continue;
     const present = s.match !== 'missing';
+    if (s.mounted && s.hidden && s.hidden.count > 0) conditions.push(hiddenCondition(s));
     if (present && s.mounted) continue;
     offline.push(s);
     conditions.push(offlineCondition(s, present));
@@ -95,6 +102,37 @@ function offlineCondition(s: SlotFacts, present: boolean): Condition {
     message: `${happened} ${roleConsequence(s)} ${todo}`,
   };
 }
+
+/** Key of the condition "files hidden under the mounted disk" of a slot. */
+export const hiddenKey = (mountpoint: string) => `${DISK_KEY_PREFIX}${mountpoint}:hidden`;
+
+/**
+ * A disk mounted over a directory that holds files (issue 32). They were written into the empty
+ * mountpoint on the system disk while the disk was not mounted there (through the pool, by an app
+ * or by hand); the mount hides them: they are in no share, on no data disk, in no parity. Raised as
+ * `disk_offline` (the closed catalog of 04 has no better one): it is what is left of the disk's
+ * offline period, and as urgent — the files are lost from sight, and a later replace refuses to
+ * mount over them (`mountpoint_not_empty`).
+ */
+function hiddenCondition(s: SlotFacts): Condition {
+  const name = slotName(s.role, s.roleIndex);
+  const what = label(s);
+  const h = s.hidden!;
+  const shown = h.entries.slice(0, 10).join(', ');
+  const more =
+    h.count > Math.min(10, h.entries.length) ? ` and ${h.count - Math.min(10, h.entries.length)} more` : '';
+  return {
+    key: hiddenKey(s.mountpoint),
+    eventType: 'disk_offline',
+    subject: what,
+    value: `mounted over ${h.count} hidden ${h.count === 1 ? 'entry' : 'entries'}`,
+    title: `Array disk ${name} is mounted over files on the system disk`,
+    message: `${what} is mounted over ${h.count} ${h.count === 1 ? 'entry' : 'entries'} in the directory ${s.mountpoint} on the system disk: ${shown}${more}. They were written there while the disk was not mounted and are hidden under it now: not in the pool, not on any array disk, not protected by parity. To get them back: stop what writes to the array, unmount ${s.mountpoint} (or look without unmounting: mkdir /tmp/look && mount --bind ${parentOf(s.mountpoint)} /tmp/look && ls /tmp/look/${baseOf(s.mountpoint)}), move them into the pool (/mnt/user), then mount the disk again or restart the appliance, which makes the emptied directory refuse writes (chattr +i).`,
+  };
+}
+
+const parentOf = (p: string) => p.slice(0, p.lastIndexOf('/')) || '/';
+const baseOf = (p: string) => p.slice(p.lastIndexOf('/') + 1);
 
 function degradedCondition(offline: readonly SlotFacts[]): Condition {
   const names = offline.map((s) => slotName(s.role, s.roleIndex));

@@ -19,6 +19,8 @@ import {
   TemplateParams,
 } from './schemas.ts';
 import { sourceRoutes } from './sources.ts';
+import { registerStackJobs } from './stack-jobs.ts';
+import { stackRoutes } from './stacks-routes.ts';
 import { createSqliteStackStore, ensureBuiltinSource } from './store.ts';
 
 /** The installer and the catalog reader (template-installer's heavy half) load on the first apps request. */
@@ -52,6 +54,7 @@ export const feature: Feature = {
   raises: ['catalog_check_failed'],
   name: 'apps',
   start: async (ctx) => {
+    registerStackJobs(ctx);
     await ensureBuiltinSource(ctx);
     await syncBuiltinCatalog(ctx.paths.catalogDir);
     const undone = await undoPendingStacks(ctx.paths, createSqliteStackStore(ctx));
@@ -143,20 +146,7 @@ export const feature: Feature = {
         return created(stack);
       },
     }),
-    defineRoute({
-      method: 'GET',
-      path: '/stacks',
-      role: 'viewer',
-      summary: 'List stacks',
-      tags: ['apps'],
-      responses: {
-        200: {
-          description: 'Stacks in byte order of name',
-          schema: v.object({ stacks: v.array(StackSchema) }),
-        },
-      },
-      handler: async ({ ctx }) => ok({ stacks: await (await service()).installerFor(ctx).listStacks() }),
-    }),
+    ...stackRoutes,
     ...sourceRoutes,
   ],
 };

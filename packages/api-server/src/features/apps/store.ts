@@ -62,6 +62,10 @@ export function createSqliteStackStore(ctx: AppContext): StackStore {
     async finish(name) {
       await ctx.writes.run((db) => db.update(stacks).set({ pending: 0 }).where(eq(stacks.name, name)).run());
     },
+    async updateEnv(name, env) {
+      const sealed = ctx.sealer.seal(env);
+      await ctx.writes.run((db) => db.update(stacks).set({ env: sealed }).where(eq(stacks.name, name)).run());
+    },
     async remove(name) {
       await ctx.writes.run((db) => db.delete(stacks).where(eq(stacks.name, name)).run());
     },

@@ -38,7 +38,8 @@ export async function withRepository<T>(
   let dest: Destination | null = null;
   if (holder) {
     const { disk } = await checkDestination(ctx, plan.destination);
-    if (!mountedTargets(disk).includes(externalMountpoint(plan.destination))) throw jobRunning(holder);
+    if (!mountedTargets(disk).includes(externalMountpoint(plan.destination)))
+      throw jobRunning({ ...holder, cancellable: ctx.jobs.cancellable(holder.jobId) });
   } else {
     release = ctx.jobs.hold([group], {
       type: 'backups.read',

@@ -71,7 +71,13 @@ export function importDeps(
     whyBusy: () => {
       const job = ctx.jobs.running()[0];
       return job
-        ? jobRunning({ type: job.type, title: `the ${job.type} job`, target: job.target, jobId: job.id })
+        ? jobRunning({
+            type: job.type,
+            title: `the ${job.type} job`,
+            target: job.target,
+            jobId: job.id,
+            cancellable: job.cancellable,
+          })
         : null;
     },
     async renderSmbConf(prepared) {

@@ -4,6 +4,7 @@ import {
   checkNoArray,
   checkSetupTools,
   executeArraySetup,
+  findSlotDisk,
   isMountedAt,
   isPoolMounted,
   planArraySetup,
@@ -20,9 +21,33 @@ import type { Actor } from '../../services/audit.ts';
 import type { ArraySetupBody, RemovalStateBody } from './schemas.ts';
 import { listExternals, listSlots, readSettings, rowToSlot } from './store.ts';
 
-/** A slot as the API shows it: the row plus whether something is mounted at its mountpoint. */
+/**
+ * A slot as the API shows it: the row plus whether something is mounted at its mountpoint, with
+ * `device` the disk's kernel path **now**, found by the slot's identity (filesystem UUID, WWN,
+ * serial) in a fresh inventory exactly as `GET /disks` finds it, or null when the disk is not
+ * attached, matches twice, or the inventory cannot be read. The row's `device` is only the path
+ * last recorded: after a reboot or a re-attach the kernel may give that name to another disk, and
+ * a user reading it would pull or wipe the wrong one (issue 32).
+ */
 async function withMounted(ctx: AppContext, slots: ArraySlot[]) {
-  return Promise.all(slots.map(async (s) => ({ ...s, mounted: await isMountedAt(ctx.paths, s.mountpoint) })));
+  const inventory = slots.length
+    ? await ctx.inventory.read({ reuseProbes: true }).catch((err: unknown) => {
+        ctx.logger.warn('array slots shown without devices: the disk inventory could not be read', {
+          error: err instanceof Error ? err.message : String(err),
+        });
+        return null;
+      })
+    : null;
+  return Promise.all(
+    slots.map(async (s) => {
+      const found = inventory ? findSlotDisk(s, inventory) : null;
+      return {
+        ...s,
+        device: found?.status === 'found' ? found.disk.device : null,
+        mounted: await isMountedAt(ctx.paths, s.mountpoint),
+      };
+    }),
+  );
 }
 
 /** `GET /disks/array` (08 §9.2). */
@@ -218,5 +243,5 @@ export async function setRemovalState(
     });
     return rowToSlot({ ...row, removalState: body.removalState });
   });
-  return { ...updated, mounted: await isMountedAt(ctx.paths, updated.mountpoint) };
+  return (await withMounted(ctx, [updated]))[0]!;
 }

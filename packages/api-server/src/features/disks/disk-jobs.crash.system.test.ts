@@ -75,7 +75,7 @@ describe('disk jobs across a killed service (SIGKILL in each phase)', () => {
       role: string;
       roleIndex: number;
       mountpoint: string;
-      device: string;
+      device: string | null;
       fsUuid: string;
       mounted: boolean;
     }>;
@@ -212,12 +212,12 @@ describe('disk jobs across a killed service (SIGKILL in each phase)', () => {
     expect(await options('/mnt/disk1')).toMatch(/^rw,/);
     expect(differences(disk1, await snapshot(lab.real('/mnt/disk1')))).toEqual([]);
     expect(differences(poolTree, await snapshot(pool()))).toEqual([]);
-    // the same request is now refused: the new disk is the slot's own, mounted (R4 before R5)
+    // the same request is now refused: the new disk is the slot's own (R5 before R4, 03 §5 revised)
     const again = await call('POST', '/disks/array/upgrade', body);
     expect([again.status, again.body.code, again.body.details?.reason]).toEqual([
       400,
       'invalid_plan',
-      'disk_mounted',
+      'same_disk',
     ]);
 
     // back onto the old disk, killed in the sync after the switch: on the (old) new disk
@@ -280,6 +280,7 @@ describe('disk jobs across a killed service (SIGKILL in each phase)', () => {
 
   it('replace: killed in each phase, the slot records its failed disk until the switch, then the new one', async () => {
     const failed = lab.disks.data[1]!;
+    const failedUuid = (await slots()).find((x) => x.mountpoint === '/mnt/disk2')!.fsUuid;
     const disk2 = await snapshot(lab.real('/mnt/disk2'), { withXattrs: true });
     await run('umount', [lab.real('/mnt/disk2')]);
     await run('wipefs', ['-a', failed.device]);
@@ -291,7 +292,14 @@ describe('disk jobs across a killed service (SIGKILL in each phase)', () => {
       const j = await killAt('/disks/array/replace', body, point);
       expect(j.error.message, point).toContain(`/mnt/disk2 still records its failed disk ${failed.device}`);
       expect(j.error.message).toContain('Send the same replace request again');
-      expect((await slots()).find((x) => x.mountpoint === '/mnt/disk2')!.device, point).toBe(failed.device);
+      // the row still names the failed disk (its filesystem); it is not attached, so no device is shown
+      expect(
+        (await slots()).find((x) => x.mountpoint === '/mnt/disk2'),
+        point,
+      ).toMatchObject({
+        fsUuid: failedUuid,
+        device: null,
+      });
       expect(await mountsOf([spare.device]), point).toEqual({ [spare.device]: [] });
       expect(await fs.readdir(lab.real('/mnt/disk2')), point).toEqual([]);
     }

@@ -244,7 +244,12 @@ describe('disk job refusals write nothing; cancel where it is safe', () => {
     // an upgrade's field is not part of a replace request
     const extra = await refused('/disks/array/replace', { ...body, newMountpoint: null });
     expect([extra.status, extra.body.code]).toEqual([400, 'bad_request']);
-    // files the pool wrote onto the system disk while the disk was missing
+    // the empty mountpoint refuses writes (issue 32) …
+    await expect(fs.writeFile(lab.real('/mnt/disk2/stray.txt'), 'x')).rejects.toMatchObject({
+      code: 'EPERM',
+    });
+    // … but files an older version let the pool write there while the disk was missing are refused
+    await run('chattr', ['-i', lab.real('/mnt/disk2')]);
     await fs.writeFile(lab.real('/mnt/disk2/stray.txt'), 'on the system disk');
     const stray = await refused('/disks/array/replace', body);
     expect([stray.status, stray.body.code, stray.body.details?.['entries']]).toEqual([

@@ -38,7 +38,9 @@ import {
   restoreMetadata,
   metadataFiles,
   setBranchMode,
+  guardSlotMountpoint,
   settleSlot,
+  swapBranch,
   settlement,
   slotSide,
   snapraidDiskName,
@@ -61,6 +63,7 @@ import { type JobHandle, JobBlocked, type JobView } from '../../services/jobs.ts
 import { ARRAY_GROUP, failed, handlers, syncParity } from '../parity/jobs.ts';
 import { readParityState } from '../parity/store.ts';
 import { listExternals, listSlots, readSettings } from './store.ts';
+import { doesNotFit } from './fit.ts';
 
 export const UPGRADE_JOB = 'disk.upgrade';
 export const REPLACE_JOB = 'disk.replace';
@@ -293,21 +296,10 @@ class DiskJobRun {
         measurements: await measureSlot(ctx.paths, p.mountpoint),
         newMountpoint: p.kind === 'upgrade_parity' ? p.targetMountpoint : null,
         confirmation,
-        arrayStarted: true,
       });
       if (checked.refusal) throw toAppError(checked.refusal);
-      const plan = checked.plan.plan;
-      if (
-        plan.role === 'data' &&
-        plan.previousUsedBytes !== null &&
-        plan.previousUsedBytes > Math.floor(plan.sizeBytes * 0.98)
-      )
-        throw new AppError(
-          409,
-          'invalid_plan',
-          `The files on ${plan.mountpoint} (${plan.previousUsedBytes} bytes) no longer fit on ${plan.replacementDevice}; nothing was written.`,
-          { reason: 'does_not_fit', usedBytes: plan.previousUsedBytes, sizeBytes: plan.sizeBytes },
-        );
+      const tooSmall = doesNotFit(checked.plan.plan);
+      if (tooSmall) throw tooSmall;
     } else {
       const checked = checkReplaceRequest({
         ...common,
@@ -331,6 +323,12 @@ class DiskJobRun {
       label: this.p.label,
       uuid: this.p.newFsUuid,
     });
+    // a new slot mountpoint (a parity upgrade's) refuses writes before the disk goes over it
+    if (at !== null && at !== stagingMountpoint(this.p.mountpoint))
+      await guardSlotMountpoint(
+        { runner: this.ctx.runner, paths: this.ctx.paths, log: (m, f) => this.ctx.logger.warn(m, f) },
+        at,
+      );
     if (at !== null)
       await mountByUuid(this.ctx.runner, this.ctx.paths, {
         uuid: this.p.newFsUuid,
@@ -497,7 +495,11 @@ class DiskJobRun {
     const verify = await this.check(conf, { disk: this.dataName, auditOnly: true });
 
     await this.enter('switch');
-    await unmount(ctx.runner, ctx.paths.real(staging));
+    // The pool serves the slot from the new disk (its staging mount, checked identical) while the
+    // slot's mountpoint changes disks: between the old disk's unmount and the new one's mount
+    // /mnt/diskN is an empty directory, and a lookup there would find nothing (issue 32). Each
+    // swap is one atomic change of the pool's branches, in the slot's place and with its mode.
+    await swapBranch(ctx.runner, ctx.paths, p.mountpoint, staging);
     // the old disk is read-only: a reader still holding a file open only delays its release
     await unmount(ctx.runner, slotAt, { busyWaitMs: 10_000, lazy: true });
     await mountByUuid(ctx.runner, ctx.paths, {
@@ -505,6 +507,8 @@ class DiskJobRun {
       logical: p.mountpoint,
       device: this.device,
     });
+    await swapBranch(ctx.runner, ctx.paths, staging, p.mountpoint);
+    await unmount(ctx.runner, ctx.paths.real(staging), { busyWaitMs: 10_000, lazy: true });
     const after = await this.slotChanges();
     if (after.count > 0)
       throw new AppError(
@@ -690,6 +694,9 @@ async function writeArrayConf(ctx: AppContext, rows: ArraySlot[]): Promise<void>
  * again, snapraid.conf and the mount units as the rows say, the job's own files removed.
  */
 async function settle(ctx: AppContext, p: DiskJobParams, side: SlotSide): Promise<void> {
+  // a switch stopped half-way: the slot's own mountpoint is the branch again
+  if (p.kind === 'upgrade_data')
+    await swapBranch(ctx.runner, ctx.paths, stagingMountpoint(p.mountpoint), p.mountpoint);
   const inventory = await ctx.inventory.read();
   await settleSlot(ctx.runner, ctx.paths, inventory, settlement(p, side));
   if (p.kind === 'upgrade_data')
@@ -698,7 +705,14 @@ async function settle(ctx: AppContext, p: DiskJobParams, side: SlotSide): Promis
   const current = await fs.readFile(ctx.paths.snapraidConf, 'utf8').catch(() => null);
   if (current !== arraySnapraidConf(ctx.paths, rows)) await writeArrayConf(ctx, rows);
   await fs.rm(path.join(ctx.paths.stateDir, 'disk-jobs'), { recursive: true, force: true });
-  if (p.role === 'data') await setBranchMode(ctx.runner, ctx.paths, p.mountpoint, 'RW');
+  // writable again, unless its disk is missing (then no new file may land in the empty mountpoint)
+  if (p.role === 'data')
+    await setBranchMode(
+      ctx.runner,
+      ctx.paths,
+      p.mountpoint,
+      (await isMountedAt(ctx.paths, p.mountpoint)) ? 'RW' : 'NC',
+    );
   const slot = jobSlot(rows, p);
   if (slot) {
     const other =

@@ -402,12 +402,28 @@ describe('disks and the array (lab mode, real loop devices)', () => {
       'disk_mounted',
     );
     await expectRefusal(up, { mountpoint: '/mnt/disk1', device: dev('stick') }, 409, 'foreign_stick');
+    // a member of the running array (mounted) is named as the member it is, never "in use"
+    // (03 §5 revised: R5–R7 before R4; issue 32)
     await expectRefusal(
       up,
       { mountpoint: '/mnt/disk1', device: dev('data2') },
       400,
       'invalid_plan',
-      'disk_mounted',
+      'already_member',
+    );
+    await expectRefusal(
+      up,
+      { mountpoint: '/mnt/disk1', device: dev('data1') },
+      400,
+      'invalid_plan',
+      'same_disk',
+    );
+    await expectRefusal(
+      up,
+      { mountpoint: '/mnt/disk1', device: dev('parity') },
+      400,
+      'invalid_plan',
+      'already_member',
     );
     await expectRefusal(
       up,

@@ -1,6 +1,7 @@
 import { accepted, created, defineRoute, ok } from '../../http/route.ts';
 import type { Feature } from '../feature.ts';
 import { getArray, setRemovalState, setupArray } from './array.ts';
+import { guardSlots } from './mountpoints.ts';
 import { diskJobs } from './disk-jobs.ts';
 import { listDisks } from './inventory.ts';
 import { getMigration, setMigrationPending } from './migration.ts';
@@ -35,6 +36,15 @@ export const feature: Feature = {
   name: 'disks',
   start(ctx) {
     for (const def of diskJobs(ctx)) ctx.jobs.register(def);
+    // every start: the slots' mountpoint directories refuse writes while their disks are away (issue 32)
+    const guarded = guardSlots(ctx).catch((err: unknown) =>
+      ctx.logger.warn('could not guard the array mountpoints', {
+        error: err instanceof Error ? err.message : String(err),
+      }),
+    );
+    return async () => {
+      await guarded;
+    };
   },
   routes: [
     defineRoute({

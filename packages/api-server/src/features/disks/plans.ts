@@ -73,7 +73,6 @@ export async function startUpgrade(
     ...input,
     newMountpoint: body.newMountpoint,
     confirmation: body.confirmation,
-    arrayStarted: await isPoolMounted(ctx.paths),
     runningDiskJobId: runningDiskJobId(ctx),
   });
   return start(ctx, actor, checked, 'upgrade');

@@ -116,7 +116,13 @@ export const SlotSchema = v.object({
   id: v.number(),
   role: v.picklist(['data', 'parity', 'cache']),
   roleIndex: v.number(),
-  device: v.string(),
+  /** The disk's kernel path now (found by the slot's identity), null when it is not attached or not known. */
+  device: v.pipe(
+    nullableString,
+    v.description(
+      "The slot's disk as the kernel names it now, found by its filesystem UUID (and WWN/serial) at read time; null when the disk is not attached, matches twice, or the inventory could not be read. Never the path recorded at setup.",
+    ),
+  ),
   filesystem: Filesystem,
   fsUuid: v.string(),
   wwn: nullableString,

@@ -1,7 +1,8 @@
 /**
  * Data disk upgrade (issue 21) through the real server on a real array (loop disks in lab mode,
  * xfs, mergerfs pool, real snapraid and rsync): 1 GiB → 2 GiB with files on it. The pool serves
- * the slot's files during the copy (read one then; a new file goes to another disk); the same
+ * the slot's files during the copy (read one then; a new file goes to another disk) and in every
+ * phase (a reader stats each of its files every 10 ms: not one failure, issue 32); the same
  * hashes, owners and modes after; the old loop disk still holds its files, untouched.
  */
 import { execFile } from 'node:child_process';
@@ -19,6 +20,7 @@ import {
   type Entry,
   followEvents,
   snapshot,
+  startStatReader,
   writeSpecials,
   writeTree,
 } from './test-support/tree.ts';
@@ -78,6 +80,8 @@ describe('upgrade a data disk 1 GiB → 2 GiB while the pool serves it', () => {
     expect(r.status, r.text).toBe(202);
     expect(r.body.type).toBe('disk_upgrade_data');
     const id = r.body.jobId as string;
+    // a reader stats every file of disk 1 through the pool every 10 ms, across all the phases
+    const reader = startStatReader(onDisk1.map(([rel]) => path.join(pool(), rel)));
 
     // during the copy: the job reports percent, bytes and ETA; the pool serves disk 1's files
     const copying = await eventually(async () => {
@@ -96,7 +100,11 @@ describe('upgrade a data disk 1 GiB → 2 GiB while the pool serves it', () => {
     expect((await lab.s.call('GET', `/jobs/${id}`)).body.phase).toBe('copy');
     // the switch cannot be cancelled, the copy can (not done here)
     const job = await waitJob(lab.s, id, 600_000);
+    const reads = await reader.stop();
     expect([job.state, job.error], JSON.stringify(job)).toEqual(['succeeded', null]);
+    // no read through the pool failed in any phase (issue 32: the switch used to leave a gap)
+    expect(reads.failures).toEqual([]);
+    expect(reads.rounds).toBeGreaterThan(100);
     expect(job.result).toMatchObject({
       kind: 'upgrade_data',
       mountpoint: '/mnt/disk1',

@@ -20,11 +20,13 @@ import { parityStatus } from './status.ts';
 import { readParitySettings, readParityState, writeParitySettings } from './store.ts';
 
 /** A parity disk in the array and snapraid installed, or the request is refused before any job. */
-async function requireParityArray(ctx: AppContext): Promise<void> {
+async function requireParityArray(ctx: AppContext, what: 'sync' | 'scrub'): Promise<void> {
   if (!listSlots(ctx.db).some((s) => s.role === 'parity'))
     throw conflict(
       'no_array',
-      'No array with a parity disk is set up: set one up first (POST /api/v1/disks/array), then its parity can be synced.',
+      `No array with a parity disk is set up: set one up first (POST /api/v1/disks/array), then ${
+        what === 'sync' ? 'its parity can be synced' : 'it can be scrubbed once its parity has been synced'
+      }.`,
     );
   await requireSnapraid(ctx.runner);
 }
@@ -135,7 +137,7 @@ export const feature: Feature = {
         501: { description: 'snapraid is not installed', schema: ErrorBody },
       },
       handler: async ({ ctx, actor, body }) => {
-        await requireParityArray(ctx);
+        await requireParityArray(ctx, 'sync');
         const force = body.force === true;
         return accepted(
           await ctx.jobs.start('parity.sync', {
@@ -161,7 +163,7 @@ export const feature: Feature = {
         501: { description: 'snapraid is not installed', schema: ErrorBody },
       },
       handler: async ({ ctx, actor, body }) => {
-        await requireParityArray(ctx);
+        await requireParityArray(ctx, 'scrub');
         const settings = readParitySettings(ctx.db);
         const params = {
           percent: body.percent ?? settings.scrubPercent,

@@ -16,6 +16,7 @@ import {
   type RaisedEvent,
   type RunHandlers,
   type SnapraidRun,
+  syncReason,
 } from '@appliance/parity';
 import type { AppContext } from '../../context.ts';
 import { type JobHandle, type JobView, JobBlocked } from '../../services/jobs.ts';
@@ -223,7 +224,13 @@ export async function syncParity(
   enter('metadata');
   const metadata = await saveArrayMetadata(ctx, job);
   if (metadata === null) return null;
-  return { changes: counts, reason: decision.reason, forced: params.force, bytes, metadata };
+  return {
+    changes: counts,
+    reason: syncReason(decision.reason, bytes),
+    forced: params.force,
+    bytes,
+    metadata,
+  };
 }
 
 export function syncJob(ctx: AppContext) {

@@ -42,10 +42,12 @@ export const deleteRoute = defineRoute({
     const dryRun = body.dryRun ?? false;
     // step 8 before any lookup: a wrong confirmation on an unknown share answers 409
     checkDataDeleteConfirmation(name, body.confirmation);
-    // an array job (parity sync, scrub, disk job) and a delete never run together (409 job_running)
+    // an array job (parity sync, scrub, disk job) and a delete never run together (409 job_running);
+    // deletes share the hold, so deletes of different shares run at once and a second delete of
+    // the same share reaches step 12 (409 share_busy)
     const release = dryRun
       ? () => undefined
-      : ctx.jobs.hold(['array'], { type: 'share_data.delete', target: name });
+      : ctx.jobs.hold(['array'], { type: 'share_data.delete', target: name, mode: 'shared' });
     try {
       return await deleteShareData(ctx, actor, name, dryRun, body.confirmation);
     } finally {

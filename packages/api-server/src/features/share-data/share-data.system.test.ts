@@ -540,4 +540,39 @@ describe('POST /shares/:name/data/delete on a lab array', () => {
       progress: first.body.totals,
     });
   });
+  it('deletes of different shares run together; the same share → 409 share_busy; an array job → 409 job_running naming the delete (issue 32)', async () => {
+    fillTree(real('/mnt/disk2/media/big'), { dirs: 6, files: 600, size: 0 });
+    const media2Files = fs.readdirSync(real('/mnt/disk1/media2')).length;
+    expect(media2Files).toBeGreaterThan(0);
+    let fired = false;
+    let same: Promise<Awaited<ReturnType<typeof del>>> | null = null;
+    let other: Promise<{ r: Awaited<ReturnType<typeof del>>; mediaStillRunning: boolean }> | null = null;
+    let sync: Promise<Awaited<ReturnType<typeof del>>> | null = null;
+    const stop = s.server.ctx.events.subscribe((e: ServerEvent) => {
+      if (e.type !== 'progress' || e.data.done || e.data.target !== 'media' || fired) return;
+      fired = true;
+      same = del('media', { confirmation: 'media' });
+      other = del('media2', { confirmation: 'media2' }).then((r) => ({
+        r,
+        mediaStillRunning: s.server.ctx.hooks.shareDataDeleteRunning('media'),
+      }));
+      sync = s.call('POST', '/disks/array/parity/sync', {});
+    });
+    const first = await del('media', { confirmation: 'media' });
+    stop();
+    expect(first.status, first.text).toBe(200);
+    expect(fired).toBe(true);
+    const sameShare = await same!;
+    expect([sameShare.status, sameShare.body.code], sameShare.text).toEqual([409, 'share_busy']);
+    const otherShare = await other!;
+    expect(otherShare.r.status, otherShare.r.text).toBe(200);
+    expect(otherShare.mediaStillRunning).toBe(true);
+    expect(fs.readdirSync(real('/mnt/disk1/media2'))).toEqual([]);
+    const refused = await sync!;
+    expect([refused.status, refused.body.code], refused.text).toEqual([409, 'job_running']);
+    expect(refused.body.details).toMatchObject({ type: 'share_data.delete', target: 'media' });
+    expect(mediaFiles()).toEqual([]);
+    // both holds were released: an exclusive holder (the array jobs' group) can take it again
+    expect(() => s.server.ctx.jobs.assertFree(['array'])).not.toThrow();
+  });
 });

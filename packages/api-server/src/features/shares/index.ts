@@ -19,6 +19,8 @@ export async function startShares(ctx: AppContext): Promise<() => Promise<void>>
     await samba.regenerator.regenerate();
     // what the service wrote, for the drift watcher (issue 22)
     ctx.generated.recordQuietly(ctx.paths.sambaConf);
+    // a grant is answered once smbd has loaded it: the user's next connection gets in (issue 32)
+    await samba.settle();
   };
   ctx.hooks.reloadSamba = () => samba.reload();
   // The sandbox's Samba directories first: the file names them and testparm checks they exist.

@@ -25,6 +25,11 @@ export interface SambaConfig {
   regenerator: SmbRegenerator;
   /** Asks Samba to reload (debounced); a no-op in a sandbox without its own smbd. */
   reload(): void;
+  /**
+   * When the file now grants access smbd has not loaded: reloads at once and waits (at most 3 s)
+   * until smbd has loaded it (issue 32). Nothing to wait for without an smbd.
+   */
+  settle(): Promise<void>;
   /** The sandboxed smbd (`samba.sandbox`), else null. */
   smbd: SandboxSmbd | null;
   stop(): Promise<void>;
@@ -99,6 +104,9 @@ export function createSambaConfig(ctx: AppContext): SambaConfig {
   return {
     regenerator,
     reload: () => reloader?.request(),
+    async settle() {
+      await reloader?.settle();
+    },
     smbd,
     async stop() {
       await regenerator.idle();

@@ -15,7 +15,7 @@ import { promisify } from 'node:util';
 import { createLoopDisk, type LoopDisk, requirePrerequisites } from '@appliance/lab';
 import { processesUsing, sessionMembers } from '@appliance/shares';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Sandbox, startSandbox } from '../../testing/sandbox.ts';
+import { removeSandboxRoot, type Sandbox, startSandbox } from '../../testing/sandbox.ts';
 import { killAll, startServerProcess } from '../../testing/server-process.ts';
 import { fingerprint, without } from '../share-data/test-fixture.ts';
 import { type Credentials, createSmbClient, type SmbClient, type SmbSession } from './test-smbclient.ts';
@@ -201,7 +201,7 @@ describe('shares over SMB: a sandboxed smbd serves what the API grants, and noth
     for (const d of disks) await d.destroy().catch(() => undefined);
     for (const name of unixAccounts)
       if ((await unixUid(name)) !== null) await run('userdel', [name]).catch(() => undefined);
-    if (s) fs.rmSync(s.root, { recursive: true, force: true });
+    if (s) removeSandboxRoot(s.root);
     if (work) fs.rmSync(work, { recursive: true, force: true });
   }, 120_000);
 
@@ -276,6 +276,36 @@ describe('shares over SMB: a sandboxed smbd serves what the API grants, and noth
     expect((await s.call('GET', `/users/${user.bob.id}/permissions`)).body.permissions).toEqual([]);
     expect((await s.call('GET', `/users/${user.carol.id}/permissions`)).body.permissions).toEqual([]);
   }, 120_000);
+
+  it('a closed share opened to carol: her first connection after the PUT answered gets in (issue 32)', async () => {
+    // a share nobody may use (available = no), created for this test: closed to everyone
+    expect((await s.call('POST', '/shares', { name: 'music', cacheMode: 'array-only' })).status).toBe(201);
+    expect(fs.readFileSync(smbConf(), 'utf8')).toMatch(/\[music\][^[]*available = no/);
+    await sleep(1500); // the creation's reload has run
+    expect((await smb.run(user.carol, 'music', 'ls')).status).toMatch(
+      /NT_STATUS_(BAD_NETWORK_NAME|ACCESS_DENIED)/,
+    );
+    // another change of smb.conf just before (a second closed share): its reload runs now, so a
+    // debounced reload of the grant would wait up to a second — the slowest case
+    expect((await s.call('POST', '/shares', { name: 'music2', cacheMode: 'array-only' })).status).toBe(201);
+    const started = performance.now();
+    const r = await s.call('PUT', '/shares/music/permissions', {
+      users: [{ userId: user.carol.id, access: 'read-write' }],
+      groups: [],
+    });
+    expect(r.status, r.text).toBe(200);
+    const answeredIn = performance.now() - started;
+    const first = await smb.run(user.carol, 'music', 'ls');
+    expect(first.ok, `carol's first connection after the grant: ${first.output}`).toBe(true);
+    console.info(`the grant answered in ${Math.round(answeredIn)} ms; carol's next connection got in`);
+    // and the grant is the one asked for: she writes
+    const put = await smb.run(user.carol, 'music', `put ${path.join(work, 'upload.txt')} w-carol-music.txt`);
+    expect(put.ok, put.output).toBe(true);
+    expect(onDisks('music', 'w-carol-music.txt')).toHaveLength(1);
+    // closed again, so the tests below see the shares they expect
+    const close = await s.call('PUT', '/shares/music/permissions', { users: [], groups: [] });
+    expect(close.status).toBe(200);
+  });
 
   it('nobody connects as a guest or without a user, to any share', async () => {
     for (const share of ['media', 'photos', 'no-such-share'])

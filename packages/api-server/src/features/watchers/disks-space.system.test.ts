@@ -12,7 +12,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { createLoopDisk, type LoopDisk, requirePrerequisites } from '@appliance/lab';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Sandbox, startSandbox } from '../../testing/sandbox.ts';
+import { removeSandboxRoot, type Sandbox, startSandbox } from '../../testing/sandbox.ts';
 import { alertsOf, labHostRoot, type Receivers, routedReceivers } from './test-support.ts';
 
 const run = promisify(execFile);
@@ -100,7 +100,7 @@ describe('disks and space watchers (real array on loop devices)', () => {
     await rx?.close();
     for (const d of extraLoops) await run('losetup', ['-d', d]).catch(() => undefined);
     for (const d of Object.values(disks)) await d.destroy();
-    if (root) await fs.rm(root, { recursive: true, force: true });
+    if (root) removeSandboxRoot(root);
     hostRoot?.remove();
     if (work) await fs.rm(work, { recursive: true, force: true });
   }, 300_000);

@@ -5,6 +5,7 @@ import { UsageError } from '../../framework/exit.ts';
 import { fields, table } from '../../framework/format.ts';
 import { pair } from '../../framework/lookup.ts';
 import { progressHelp, watchProgress } from '../../framework/progress.ts';
+import { registerStacks } from './stacks.ts';
 
 /** What each step of an install (the service's `template.install` progress events) does. */
 const STEP_TEXT: Record<string, string> = {
@@ -81,8 +82,9 @@ const planOptions = (cmd: import('commander').Command) =>
     .option('--cpus <n>', 'CPU limit')
     .option('--memory-mib <n>', 'memory limit in MiB');
 
-/** `appliance templates list|preview|install` (02). */
-export const register: Register = (_root, app) => {
+/** `appliance templates list|preview|install` (02) and `appliance apps …` (issue 35). */
+export const register: Register = (root, app) => {
+  registerStacks(root, app);
   const templates = app.group('templates', 'App templates of the catalog');
   templates
     .command('list')

@@ -115,7 +115,7 @@ export const register: Register = (_root, app) => {
                 ['slot', 'device', 'filesystem', 'size', 'mounted', 'removal'],
                 res.disks.map((d) => [
                   d.mountpoint,
-                  d.device,
+                  d.device ?? 'not found',
                   d.filesystem,
                   iec(d.sizeBytes),
                   d.mounted ? 'yes' : 'NO',
@@ -181,7 +181,12 @@ export const register: Register = (_root, app) => {
           () =>
             table(
               ['slot', 'device', 'filesystem', 'mounted'],
-              res.disks.map((d) => [d.mountpoint, d.device, d.filesystem, d.mounted ? 'yes' : 'NO']),
+              res.disks.map((d) => [
+                d.mountpoint,
+                d.device ?? 'not found',
+                d.filesystem,
+                d.mounted ? 'yes' : 'NO',
+              ]),
             ) +
             `Array set up; the pool is ${res.poolMounted ? 'mounted at /mnt/user' : 'not mounted (mergerfs missing)'}.\n`,
         );

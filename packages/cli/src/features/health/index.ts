@@ -48,12 +48,13 @@ export const register: Register = (_root, app) => {
                   ['event', 'thing', 'value', 'since'],
                   res.conditions.map((c) => [c.eventType, c.subject, c.value ?? '-', relative(c.since)]),
                 );
-          return [
+          const lines = [
             watchers.trimEnd(),
             ...(notes.length > 0 ? ['', 'Notes:', ...notes] : []),
             '',
-            conditions,
-          ].join('\n');
+            conditions.trimEnd(),
+          ];
+          return `${lines.join('\n')}\n`;
         });
       }),
     );

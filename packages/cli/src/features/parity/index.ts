@@ -26,7 +26,12 @@ export function statusText(s: Status): string {
   const sync = s.lastSync;
   const scrub = s.lastScrub;
   return fields([
-    ['parity', PARITY[s.parity]],
+    [
+      'parity',
+      s.parity === 'changes_pending' && s.blockedSince
+        ? 'changes pending, NOT protected: the deletion guard blocks every sync (see "blocked since")'
+        : PARITY[s.parity],
+    ],
     [
       'last sync',
       sync
@@ -42,7 +47,7 @@ export function statusText(s: Status): string {
     [
       'last scrub',
       scrub
-        ? `${relative(scrub.endedAt)}, ${scrub.state}, ${scrub.percent}% of data older than ${scrub.olderThanDays} days, ${(scrub.dataErrors ?? 0) + (scrub.ioErrors ?? 0) + (scrub.fileErrors ?? 0)} errors`
+        ? `${relative(scrub.endedAt)}, ${scrub.state}, ${scrub.percent}% of data older than ${scrub.olderThanDays} days, ${errorCount((scrub.dataErrors ?? 0) + (scrub.ioErrors ?? 0) + (scrub.fileErrors ?? 0))}`
         : null,
     ],
     ['oldest scrub', s.oldestScrubAgeDays !== null ? `${s.oldestScrubAgeDays} days ago` : null],
@@ -52,6 +57,10 @@ export function statusText(s: Status): string {
     ['next scrub', s.next.scrub ? relative(s.next.scrub) : s.configured ? 'off' : null],
   ]);
 }
+
+/** "no errors", "1 error", "3 errors". */
+export const errorCount = (n: number): string =>
+  n === 0 ? 'no errors' : n === 1 ? '1 error' : `${n} errors`;
 
 const wholeIn = (name: string, value: string | undefined, min: number, max: number): number | undefined => {
   if (value === undefined) return undefined;
@@ -103,7 +112,7 @@ export const register: Register = (_root, app) => {
           job.state === 'succeeded'
             ? `Parity is in sync (${iec((job.result as { bytes?: number }).bytes ?? 0)} processed).\n`
             : job.state === 'blocked'
-              ? blockedText(job.result as { removedPaths?: string[] } | null)
+              ? blockedText(job.result as BlockedResult | null)
               : jobText(job),
         );
         jobExit(job);
@@ -145,7 +154,7 @@ export const register: Register = (_root, app) => {
           files?: Array<{ disk: string; path: string }>;
         };
         const errors = (r.dataErrors ?? 0) + (r.ioErrors ?? 0) + (r.fileErrors ?? 0);
-        const found = errors === 1 ? '1 error' : `${errors} errors`;
+        const found = errorCount(errors);
         ctx.out(job, () =>
           job.state !== 'succeeded'
             ? jobText(job)
@@ -159,15 +168,25 @@ export const register: Register = (_root, app) => {
     );
 };
 
-/** A blocked sync: the files it would have dropped from parity (the reason follows on stderr). */
-function blockedText(result: { removedPaths?: string[] } | null): string {
-  const removed = result?.removedPaths ?? [];
-  if (removed.length === 0) return 'Parity was kept as it was.\n';
-  const shown = removed.slice(0, 20);
-  const more = removed.length - shown.length;
-  return `Removed since the last sync${more > 0 ? ` (first ${shown.length} of ${removed.length})` : ''}:\n${shown
-    .map((p) => `  ${p}\n`)
-    .join(
-      '',
-    )}${more > 0 ? '  … (appliance array sync --json, or GET /api/v1/disks/array/parity/diff)\n' : ''}Parity was kept as it was; if these deletions are intended: appliance array sync --force\n`;
+/** What a blocked sync's job holds: the diff's counts and the first (up to 100) removed paths. */
+export interface BlockedResult {
+  changes?: { removed?: number };
+  removedPaths?: string[];
+}
+
+/**
+ * A blocked sync: the files it would have dropped from parity (the reason follows on stderr). The
+ * count is the diff's own (`changes.removed`): the job keeps only the first 100 paths.
+ */
+export function blockedText(result: BlockedResult | null): string {
+  const shown = (result?.removedPaths ?? []).slice(0, 20);
+  if (shown.length === 0) return 'Parity was kept as it was.\n';
+  const total = Math.max(result?.changes?.removed ?? 0, result?.removedPaths?.length ?? 0);
+  const more = total - shown.length;
+  return [
+    `Removed since the last sync${more > 0 ? ` (first ${shown.length} of ${total})` : ''}:\n`,
+    ...shown.map((p) => `  ${p}\n`),
+    more > 0 ? `  … and ${more} more (GET /api/v1/disks/array/parity/diff lists them all)\n` : '',
+    'Parity was kept as it was; if these deletions are intended: appliance array sync --force\n',
+  ].join('');
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AccessSnapshot } from './effective-access.ts';
 import { renderSmbConf } from './render-smb-conf.ts';
-import { accessRevocations, parseShareSections } from './revocations.ts';
+import { accessGranted, accessRevocations, parseShareSections } from './revocations.ts';
 
 const on = { enabled: true, browseable: true };
 const users = [
@@ -28,9 +28,9 @@ const base: Grants = [
 describe('parseShareSections', () => {
   it('reads the open state and the readers of each generated section', () => {
     expect(Object.fromEntries(parseShareSections(conf(base)))).toEqual({
-      docs: { open: true, readers: ['carol'] },
-      media: { open: true, readers: ['alice', 'bob'] },
-      photos: { open: false, readers: [] },
+      docs: { open: true, readers: ['carol'], writers: [] },
+      media: { open: true, readers: ['alice', 'bob'], writers: ['alice'] },
+      photos: { open: false, readers: [], writers: [] },
     });
   });
 });
@@ -86,5 +86,42 @@ describe('accessRevocations (issue 24: open connections)', () => {
       closeShare: ['photos'],
       closeDenied: ['docs', 'media'],
     });
+  });
+});
+
+describe('accessGranted (issue 32: a grant must be loaded before the request answers)', () => {
+  it('a closed share opened, a new share, a new reader or a new writer is a grant', () => {
+    expect(accessGranted(conf(base), conf([...base, ['photos', 'c', 'read-only']]))).toBe(true);
+    expect(accessGranted(conf(base, ['media', 'docs']), conf(base))).toBe(false); // photos is closed
+    expect(accessGranted(conf(base, ['media', 'docs']), conf([...base, ['photos', 'a', 'read-only']]))).toBe(
+      true,
+    );
+    expect(accessGranted(conf(base), conf([...base, ['media', 'c', 'read-only']]))).toBe(true);
+    const bobWrites: Grants = [
+      ['media', 'a', 'read-write'],
+      ['media', 'b', 'read-write'],
+      ['docs', 'c', 'read-only'],
+    ];
+    expect(accessGranted(conf(base), conf(bobWrites))).toBe(true);
+  });
+
+  it('the same access, or access taken away only, is no grant', () => {
+    expect(accessGranted(conf(base), conf(base))).toBe(false);
+    expect(accessGranted(conf(base), conf([['media', 'a', 'read-write']]))).toBe(false);
+    expect(
+      accessGranted(
+        conf(base),
+        conf([
+          ['media', 'a', 'read-only'],
+          ['media', 'b', 'read-only'],
+        ]),
+      ),
+    ).toBe(false);
+    expect(accessGranted(conf(base), conf([]))).toBe(false);
+  });
+
+  it('with nothing known of what smbd loaded, any open share counts as granted', () => {
+    expect(accessGranted(null, conf(base))).toBe(true);
+    expect(accessGranted(null, conf([]))).toBe(false);
   });
 });

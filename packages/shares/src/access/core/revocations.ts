@@ -18,6 +18,8 @@ export interface ShareSection {
   open: boolean;
   /** `valid users`, lowercase names. */
   readers: readonly string[];
+  /** `write list`, lowercase names. */
+  writers: readonly string[];
 }
 
 export interface Revocations {
@@ -30,9 +32,10 @@ export interface Revocations {
 /** The share sections of a generated smb.conf (the renderer's own format, 06 §5.1). */
 export function parseShareSections(text: string): Map<string, ShareSection> {
   const out = new Map<string, ShareSection>();
-  let current: { name: string; open: boolean; readers: string[] } | null = null;
+  let current: { name: string; open: boolean; readers: string[]; writers: string[] } | null = null;
   const flush = () => {
-    if (current) out.set(current.name, { open: current.open, readers: current.readers });
+    if (current)
+      out.set(current.name, { open: current.open, readers: current.readers, writers: current.writers });
   };
   for (const raw of text.split('\n')) {
     const line = raw.trim();
@@ -40,7 +43,7 @@ export function parseShareSections(text: string): Map<string, ShareSection> {
     if (header) {
       flush();
       const name = header[1]!;
-      current = name.toLowerCase() === 'global' ? null : { name, open: true, readers: [] };
+      current = name.toLowerCase() === 'global' ? null : { name, open: true, readers: [], writers: [] };
       continue;
     }
     if (!current) continue;
@@ -50,6 +53,7 @@ export function parseShareSections(text: string): Map<string, ShareSection> {
     const value = kv[2]!.trim();
     if (key === 'available' && /^(no|false|0)$/i.test(value)) current.open = false;
     if (key === 'valid users') current.readers = value.split(/\s+/).filter(Boolean);
+    if (key === 'write list') current.writers = value.split(/\s+/).filter(Boolean);
   }
   flush();
   return out;
@@ -80,4 +84,25 @@ export function accessRevocations(before: string | null, after: string): Revocat
     if (was.readers.some((u) => !still.has(u))) closeDenied.push(name);
   }
   return { closeShare, closeDenied };
+}
+
+/**
+ * Whether `after` lets anyone do what `before` did not: a share that is new or was closed is open,
+ * or a user joined a share's `valid users` or `write list` (issue 32). Such a change must be
+ * loaded by smbd before the request that made it answers, or the user's next connection is still
+ * refused (`NT_STATUS_BAD_NETWORK_NAME` for a share smbd still has closed). `before = null` (what
+ * smbd loaded is not known): any open share counts as granted.
+ */
+export function accessGranted(before: string | null, after: string): boolean {
+  const next = parseShareSections(after);
+  const previous = before === null ? new Map<string, ShareSection>() : parseShareSections(before);
+  for (const [name, now] of next) {
+    if (!now.open) continue;
+    const was = previous.get(name);
+    if (!was?.open) return true;
+    const readers = new Set(was.readers);
+    const writers = new Set(was.writers);
+    if (now.readers.some((u) => !readers.has(u)) || now.writers.some((u) => !writers.has(u))) return true;
+  }
+  return false;
 }

@@ -107,6 +107,65 @@ describe('createSambaReloader', () => {
     reloader.stop();
   });
 
+  it('settle: a grant is reloaded at once and confirmed by a ping; a revocation is left to the debounce', async () => {
+    const file = path.join(dir, 'e.conf');
+    const pidFile = path.join(dir, 'e.pid');
+    fs.writeFileSync(pidFile, `${process.pid}\n`);
+    const runner = recording();
+    // a long debounce: only settle() can reload within this test
+    const reloader = createSambaReloader({ runner, pidFile, file, smbConf: file, intervalMs: 60_000 });
+    fs.writeFileSync(file, conf(['alice'], []));
+    reloader.loaded(fs.readFileSync(file, 'utf8'));
+    // photos opened to bob: reloaded and confirmed before settle resolves
+    fs.writeFileSync(file, conf(['alice'], ['bob']));
+    expect(await reloader.settle()).toBe(true);
+    expect(runner.calls).toEqual([
+      `smbcontrol -s ${file} smbd reload-config`,
+      `smbcontrol -s ${file} -t 3 smbd ping`,
+    ]);
+    // now loaded: nothing more to settle
+    runner.calls.length = 0;
+    expect(await reloader.settle()).toBe(true);
+    expect(runner.calls).toEqual([]);
+    // a revocation only: settle sends nothing (new connections are refused at once without it)
+    fs.writeFileSync(file, conf([], ['bob']));
+    expect(await reloader.settle()).toBe(true);
+    expect(runner.calls).toEqual([]);
+    // grants of one turn share one reload
+    fs.writeFileSync(file, conf(['alice', 'bob'], ['bob']));
+    const all = await Promise.all([reloader.settle(), reloader.settle(), reloader.settle()]);
+    expect(all).toEqual([true, true, true]);
+    expect(runner.calls.filter((c) => c.endsWith('reload-config'))).toHaveLength(1);
+    reloader.stop();
+  });
+
+  it('settle: an smbd that does not answer is waited for at most the timeout', async () => {
+    const file = path.join(dir, 'f.conf');
+    const pidFile = path.join(dir, 'f.pid');
+    fs.writeFileSync(pidFile, `${process.pid}\n`);
+    const logged: string[] = [];
+    const hanging: CommandRunner = {
+      resolve: async (command) => `/usr/bin/${command}`,
+      run: (command, args) =>
+        args.includes('ping')
+          ? new Promise(() => undefined)
+          : Promise.resolve({ command, args, exitCode: 0, stdout: '', stderr: '', timedOut: false }),
+    };
+    const reloader = createSambaReloader({
+      runner: hanging,
+      pidFile,
+      file,
+      intervalMs: 60_000,
+      log: (m) => logged.push(m),
+    });
+    fs.writeFileSync(file, conf(['alice'], []));
+    const started = Date.now();
+    expect(await reloader.settle(200)).toBe(false);
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect(logged.join('\n')).toMatch(/did not confirm/);
+    reloader.stop();
+  });
+
   it('smbdPid: a live pid, or null for a missing file, garbage or a dead process', async () => {
     const pidFile = path.join(dir, 'd.pid');
     expect(await smbdPid(pidFile)).toBeNull();

@@ -118,9 +118,24 @@ export async function validateSmbConf(
     throw err;
   }
   if (result.exitCode !== 0 || result.timedOut || result.stderr.includes(VALIDATION_MARKER)) {
-    options.log?.(`testparm refused the generated smb.conf: ${result.stderr.trim().slice(0, 2000)}`);
+    options.log?.(`testparm refused the generated smb.conf: ${testparmReason(result)}`);
     throw smbRegenerationFailed('validation_failed');
   }
+}
+
+/**
+ * Why testparm refused a file, for the log: what it said on stderr (else stdout), and always how
+ * it ended — a refusal with no output still says its exit status, a timeout says so.
+ */
+export function testparmReason(r: {
+  exitCode: number;
+  timedOut: boolean;
+  stdout: string;
+  stderr: string;
+}): string {
+  const ended = r.timedOut ? 'timed out' : `exit status ${r.exitCode}`;
+  const said = (r.stderr.trim() || r.stdout.trim()).slice(0, 2000);
+  return said ? `${said} (${ended})` : `${ended}, no output`;
 }
 
 export function createSmbConfWriter(options: SmbConfWriterOptions): SmbConfWriter {

@@ -3,7 +3,7 @@
  * owner, modification time (nanoseconds), symlink targets, hard-link groups and the extended
  * attributes of the `user.` namespace — everything a rebuilt or copied disk must give back.
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import http from 'node:http';
 import fs from 'node:fs/promises';
@@ -172,5 +172,55 @@ export async function followEvents(url: string, token: string) {
       return out;
     },
     close: () => (req as http.ClientRequest | null)?.destroy(),
+  };
+}
+
+/**
+ * A reader in its own process (its own event loop: the server under test cannot delay it) that
+ * stats every one of `files` every `everyMs` until `stop()`, which answers how many stats it made
+ * and every one that failed (time, path, error code).
+ */
+export function startStatReader(
+  files: readonly string[],
+  everyMs = 10,
+): {
+  stop(): Promise<{
+    stats: number;
+    rounds: number;
+    failures: Array<{ at: string; file: string; code: string }>;
+  }>;
+} {
+  const script = `
+const fs = require('node:fs');
+const files = JSON.parse(process.argv[1]);
+const every = Number(process.argv[2]);
+let stats = 0, rounds = 0;
+const failures = [];
+const timer = setInterval(() => {
+  rounds++;
+  for (const f of files) {
+    try { fs.statSync(f); stats++; }
+    catch (e) { failures.push({ at: new Date().toISOString(), file: f, code: String(e.code) }); }
+  }
+}, every);
+process.on('SIGTERM', () => {
+  clearInterval(timer);
+  process.stdout.write(JSON.stringify({ stats, rounds, failures: failures.slice(0, 200) }), () => process.exit(0));
+});
+`;
+  const child = spawn(process.execPath, ['-e', script, JSON.stringify(files), String(everyMs)], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let out = '';
+  child.stdout.on('data', (d: Buffer) => {
+    out += d.toString();
+  });
+  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+  return {
+    async stop() {
+      child.kill('SIGTERM');
+      await exited;
+      return JSON.parse(out);
+    },
   };
 }
