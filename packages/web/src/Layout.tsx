@@ -12,6 +12,8 @@ const links = [
   ['/disks', 'Disks'],
   ['/parity', 'Parity'],
   ['/jobs', 'Jobs'],
+  ['/shares', 'Shares'],
+  ['/users', 'Users'],
 ] as const;
 
 /**

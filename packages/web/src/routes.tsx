@@ -15,6 +15,13 @@ export const pages: RouteObject[] = [
   { path: 'parity', element: <Parity /> },
   { path: 'jobs', element: <Jobs /> },
   { path: 'jobs/:id', element: <JobDetail /> },
+  // part 2: each page its own chunk, loaded when first opened (the first page stays small)
+  { path: 'shares', lazy: () => import('./pages/Shares.tsx').then((m) => ({ Component: m.Shares })) },
+  {
+    path: 'shares/:name',
+    lazy: () => import('./pages/Shares.tsx').then((m) => ({ Component: m.ShareDetail })),
+  },
+  { path: 'users', lazy: () => import('./pages/Users.tsx').then((m) => ({ Component: m.Users })) },
   { path: '*', element: <NotFound /> },
 ];
 
