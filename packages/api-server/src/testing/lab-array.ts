@@ -91,14 +91,17 @@ export async function createLabArray(options: {
     ...(options.admin === false ? { admin: false } : {}),
   });
   const members = [parity, ...data, ...(cache ? [cache] : [])];
-  const r = options.setup === false ? { status: 201, text: '' } : await s.call('POST', '/disks/array', {
-    disks: [
-      { device: parity.device, role: 'parity' },
-      ...data.map((d) => ({ device: d.device, role: 'data' })),
-      ...(cache ? [{ device: cache.device, role: 'cache' }] : []),
-    ],
-    confirmation: erasePhrase(members.map((m) => m.device)),
-  });
+  const r =
+    options.setup === false
+      ? { status: 201, text: '' }
+      : await s.call('POST', '/disks/array', {
+          disks: [
+            { device: parity.device, role: 'parity' },
+            ...data.map((d) => ({ device: d.device, role: 'data' })),
+            ...(cache ? [{ device: cache.device, role: 'cache' }] : []),
+          ],
+          confirmation: erasePhrase(members.map((m) => m.device)),
+        });
   if (r.status !== 201) throw new Error(`array setup failed: ${r.status} ${r.text}`);
   const real = (logical: string) => path.join(s.root, logical);
   return {
