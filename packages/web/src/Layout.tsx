@@ -13,6 +13,7 @@ const links = [
   ['/parity', 'Parity'],
   ['/jobs', 'Jobs'],
   ['/shares', 'Shares'],
+  ['/apps', 'Apps'],
   ['/users', 'Users'],
 ] as const;
 

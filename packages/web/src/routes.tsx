@@ -21,6 +21,8 @@ export const pages: RouteObject[] = [
     path: 'shares/:name',
     lazy: () => import('./pages/Shares.tsx').then((m) => ({ Component: m.ShareDetail })),
   },
+  { path: 'apps', lazy: () => import('./pages/Apps.tsx').then((m) => ({ Component: m.Apps })) },
+  { path: 'apps/:name', lazy: () => import('./pages/Apps.tsx').then((m) => ({ Component: m.AppDetail })) },
   { path: 'users', lazy: () => import('./pages/Users.tsx').then((m) => ({ Component: m.Users })) },
   { path: '*', element: <NotFound /> },
 ];
