@@ -14,6 +14,7 @@ const links = [
   ['/jobs', 'Jobs'],
   ['/shares', 'Shares'],
   ['/apps', 'Apps'],
+  ['/notifications', 'Notifications'],
   ['/users', 'Users'],
 ] as const;
 

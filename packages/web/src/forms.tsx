@@ -61,16 +61,19 @@ export function Check({
   value,
   onChange,
   isDisabled,
+  hideLabel,
 }: {
   children: string;
   value: boolean;
   onChange: (v: boolean) => void;
   isDisabled?: boolean;
+  /** The label for screen readers only (a matrix cell whose row and column say what it is). */
+  hideLabel?: boolean;
 }) {
   return (
     <Checkbox className="checkbox" isSelected={value} onChange={onChange} isDisabled={isDisabled ?? false}>
       <span className="box" aria-hidden="true" />
-      {children}
+      {hideLabel ? <span className="sr-only">{children}</span> : children}
     </Checkbox>
   );
 }

@@ -23,6 +23,10 @@ export const pages: RouteObject[] = [
   },
   { path: 'apps', lazy: () => import('./pages/Apps.tsx').then((m) => ({ Component: m.Apps })) },
   { path: 'apps/:name', lazy: () => import('./pages/Apps.tsx').then((m) => ({ Component: m.AppDetail })) },
+  {
+    path: 'notifications',
+    lazy: () => import('./pages/Notifications.tsx').then((m) => ({ Component: m.Notifications })),
+  },
   { path: 'users', lazy: () => import('./pages/Users.tsx').then((m) => ({ Component: m.Users })) },
   { path: '*', element: <NotFound /> },
 ];

@@ -10,10 +10,10 @@ export async function signIn(page: Page, url: string, username: string, password
   await page.getByRole('heading', { level: 1, name: 'Dashboard' }).waitFor();
 }
 
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** Picks `option` in the React Aria select labelled `label` (its button is named by value and label). */
 export async function choose(page: Page, label: string, option: string): Promise<void> {
-  await page.getByRole('button', { name: new RegExp(`${escape(label)}\\b`) }).click();
+  await page.getByRole('button', { name: new RegExp(`${escapeRegExp(label)}\\b`) }).click();
   await page.getByRole('option', { name: option, exact: true }).click();
 }

@@ -102,7 +102,7 @@ function JobCard({ id }: { id: string }) {
           {j.error.message}
         </p>
       ) : null}
-      {j.result !== null && j.result !== undefined && !active ? (
+      {j.result !== null && j.result !== undefined && !active && /update|remove/.test(j.type) ? (
         <Scroll label="Result of the last operation">
           <pre className="output">{JSON.stringify(j.result, null, 2)}</pre>
         </Scroll>
