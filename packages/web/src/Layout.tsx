@@ -16,6 +16,8 @@ const links = [
   ['/apps', 'Apps'],
   ['/notifications', 'Notifications'],
   ['/users', 'Users'],
+  ['/settings', 'Settings'],
+  ['/audit', 'Audit'],
 ] as const;
 
 /**
