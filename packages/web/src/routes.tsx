@@ -27,6 +27,10 @@ export const pages: RouteObject[] = [
     path: 'notifications',
     lazy: () => import('./pages/Notifications.tsx').then((m) => ({ Component: m.Notifications })),
   },
+  {
+    path: 'external-disks',
+    lazy: () => import('./pages/ExternalDisks.tsx').then((m) => ({ Component: m.ExternalDisks })),
+  },
   { path: 'settings', lazy: () => import('./pages/Settings.tsx').then((m) => ({ Component: m.Settings })) },
   { path: 'audit', lazy: () => import('./pages/Audit.tsx').then((m) => ({ Component: m.Audit })) },
   { path: 'users', lazy: () => import('./pages/Users.tsx').then((m) => ({ Component: m.Users })) },
