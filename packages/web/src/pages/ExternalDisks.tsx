@@ -102,12 +102,20 @@ export function ExternalDisks() {
   const qc = useQueryClient();
   const external = useExternal();
   const inventory = useQuery({ queryKey: ['disks'], queryFn: () => api.get('/disks') });
+  const [note, setNote] = useState<string | null>(null);
   const mount = useMutation({
-    mutationFn: ({ label, eject }: { label: string; eject: boolean }) =>
-      eject
-        ? api.post('/disks/external/{label}/eject', { params: { label } })
-        : api.post('/disks/external/{label}/mount', { params: { label } }),
-    onSuccess: () => void qc.invalidateQueries({ queryKey: ['external-disks'] }),
+    mutationFn: async ({ label, eject }: { label: string; eject: boolean }): Promise<string | null> => {
+      if (!eject) {
+        await api.post('/disks/external/{label}/mount', { params: { label } });
+        return null;
+      }
+      // the eject says whether the disk may be unplugged now
+      return (await api.post('/disks/external/{label}/eject', { params: { label } })).note;
+    },
+    onSuccess: (n) => {
+      setNote(n);
+      void qc.invalidateQueries({ queryKey: ['external-disks'] });
+    },
   });
   const registered = new Set((external.data?.disks ?? []).filter((d) => d.registered).map((d) => d.device));
   const candidates = (inventory.data?.disks ?? [])
@@ -118,6 +126,7 @@ export function ExternalDisks() {
       <div className="grid">
         <Card title="Disks" id="external">
           <ErrorNote error={external.error ?? mount.error} />
+          {note ? <p role="status">{note}</p> : null}
           {!external.data ? <Loading what="the external disks" /> : null}
           {external.data && external.data.disks.length === 0 ? <p>No external disk.</p> : null}
           {external.data && external.data.disks.length > 0 ? (
