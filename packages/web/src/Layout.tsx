@@ -12,6 +12,7 @@ const links = [
   ['/disks', 'Disks'],
   ['/parity', 'Parity'],
   ['/jobs', 'Jobs'],
+  ['/backups', 'Backups'],
   ['/external-disks', 'External disks'],
   ['/shares', 'Shares'],
   ['/apps', 'Apps'],

@@ -31,6 +31,7 @@ export const pages: RouteObject[] = [
     path: 'external-disks',
     lazy: () => import('./pages/ExternalDisks.tsx').then((m) => ({ Component: m.ExternalDisks })),
   },
+  { path: 'backups', lazy: () => import('./pages/Backups.tsx').then((m) => ({ Component: m.Backups })) },
   { path: 'settings', lazy: () => import('./pages/Settings.tsx').then((m) => ({ Component: m.Settings })) },
   { path: 'audit', lazy: () => import('./pages/Audit.tsx').then((m) => ({ Component: m.Audit })) },
   { path: 'users', lazy: () => import('./pages/Users.tsx').then((m) => ({ Component: m.Users })) },
