@@ -19,6 +19,7 @@ const links = [
   ['/notifications', 'Notifications'],
   ['/users', 'Users'],
   ['/settings', 'Settings'],
+  ['/configuration', 'Configuration'],
   ['/audit', 'Audit'],
 ] as const;
 

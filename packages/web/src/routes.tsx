@@ -33,6 +33,10 @@ export const pages: RouteObject[] = [
   },
   { path: 'backups', lazy: () => import('./pages/Backups.tsx').then((m) => ({ Component: m.Backups })) },
   { path: 'settings', lazy: () => import('./pages/Settings.tsx').then((m) => ({ Component: m.Settings })) },
+  {
+    path: 'configuration',
+    lazy: () => import('./pages/Configuration.tsx').then((m) => ({ Component: m.Configuration })),
+  },
   { path: 'audit', lazy: () => import('./pages/Audit.tsx').then((m) => ({ Component: m.Audit })) },
   { path: 'users', lazy: () => import('./pages/Users.tsx').then((m) => ({ Component: m.Users })) },
   { path: '*', element: <NotFound /> },
