@@ -6,7 +6,7 @@ set -euo pipefail
 PACKAGES=(docker.io docker-compose mergerfs snapraid age xfsprogs btrfs-progs e2fsprogs exfatprogs
   dosfstools parted samba-common-bin zstd busybox-static openssl util-linux mount fdisk strace
   systemd shellcheck curl smartmontools rsync restic nut-server nut-client samba smbclient
-  docker-registry attr acl chromium)
+  docker-registry attr acl dpkg-dev pebble chromium)
 missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

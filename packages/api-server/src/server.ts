@@ -222,10 +222,15 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       transport: 'tcp',
       remoteAddress: incoming.socket?.remoteAddress ?? 'unknown',
     }));
-    // node:https loads only when the listener is TLS.
-    tcpServer = tls
-      ? (await import('node:https')).createServer(tlsMaterial(config, paths.etcDir), listener)
-      : http.createServer(listener);
+    // node:https (and node:tls with it) loads only when the listener is TLS.
+    if (tls) {
+      const httpsServer = (await import('node:https')).createServer(
+        tlsMaterial(config, paths.etcDir),
+        listener,
+      );
+      ctx.hooks.reloadTls = () => httpsServer.setSecureContext(tlsMaterial(config, paths.etcDir));
+      tcpServer = httpsServer;
+    } else tcpServer = http.createServer(listener);
     await new Promise<void>((resolve, reject) => {
       tcpServer!.once('error', reject);
       tcpServer!.listen(config.listen!.port, config.listen!.host, () => resolve());

@@ -3,6 +3,7 @@ import type { Passwords } from '../services/passwords.ts';
 import { feature as apps } from './apps/index.ts';
 import { auditFeature } from './audit/index.ts';
 import { feature as backups } from './backups/index.ts';
+import { feature as certificates } from './certificates/index.ts';
 import { configArchiveFeature } from './config-archive/index.ts';
 import { feature as disks } from './disks/index.ts';
 import { docsFeature } from './docs/index.ts';
@@ -19,6 +20,7 @@ import { sessionFeature } from './session/index.ts';
 import { feature as shareData } from './share-data/index.ts';
 import { feature as shares } from './shares/index.ts';
 import { tokensFeature } from './tokens/index.ts';
+import { updatesFeature } from './updates/index.ts';
 import { userGroupsFeature } from './user-groups/index.ts';
 import { usersFeature } from './users/index.ts';
 import { feature as watchers } from './watchers/index.ts';
@@ -46,6 +48,8 @@ export function allFeatures(auth: Authenticator, passwords: Passwords, version: 
     apps,
     configArchiveFeature(auth),
     watchers,
+    updatesFeature(version),
+    certificates,
   ];
   const docs = docsFeature(() => features.flatMap((f) => f.routes), version);
   return [...features, docs];

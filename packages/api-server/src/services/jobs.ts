@@ -80,6 +80,12 @@ export interface JobHandle {
   output(line: string): void;
   /** The host process the job is running now (null when it ended). */
   pid(pid: number | null): void;
+  /**
+   * The job's work is done (its tool completed): from now on a cancel or a shutdown stops only the
+   * bookkeeping that follows, and the job ends `succeeded` with what `run` returns. A cancel that
+   * arrived as the tool finished is then too late, not a cancelled job.
+   */
+  completed(): void;
 }
 
 /** Thrown by a job whose guard stopped it on purpose: the job ends `blocked` with this result. */
@@ -127,6 +133,8 @@ interface LiveJob {
   controller: AbortController;
   /** Why the signal was aborted. */
   abortedBy: 'cancel' | 'shutdown' | null;
+  /** The job said its work is done (`JobHandle.completed`): an abort no longer changes its end. */
+  completed: boolean;
   done: Promise<JobView>;
   lastPersist: number;
   progressEvents: { update(p: Record<string, unknown>): void; finish(p: Record<string, unknown>): void };
@@ -298,17 +306,26 @@ export class JobRunner {
       def,
       controller,
       abortedBy: null,
+      completed: false,
       done: Promise.resolve(view),
       lastPersist: Date.now(),
       progressEvents: this.ctx.events.progress(view.id, type, view.target),
     };
     this.live.set(view.id, live);
+    let released = false;
+    // the groups and the import gate are free before the job reads as ended: a client that sees
+    // `succeeded` and goes on (mounts the disk, starts the next job) is never refused by it
+    const release = () => {
+      if (released) return;
+      released = true;
+      this.holds.delete(hold);
+      leaveGate();
+    };
     live.done = new Promise<JobView>((resolve) => {
       setImmediate(() => {
-        void this.execute(live)
+        void this.execute(live, release)
           .finally(() => {
-            this.holds.delete(hold);
-            leaveGate();
+            release();
             this.live.delete(view.id);
           })
           .then(() => resolve(this.snapshot(live)));
@@ -383,24 +400,28 @@ export class JobRunner {
           .run((db) => db.update(jobs).set({ pid }).where(eq(jobs.id, view.id)).run())
           .catch(() => undefined);
       },
+      completed: () => {
+        live.completed = true;
+      },
     };
   }
 
-  private async execute(live: LiveJob): Promise<void> {
+  private async execute(live: LiveJob, release: () => void): Promise<void> {
     const { view, def } = live;
     let state: JobState;
     let result: unknown = null;
     let error: JobError | null = null;
     try {
       result = (await def.run(this.handle(live), view.params as never)) ?? null;
-      state = live.abortedBy ? this.abortedState(live) : 'succeeded';
-      if (live.abortedBy) error = this.abortedError(live);
+      const stopped = live.abortedBy !== null && !live.completed;
+      state = stopped ? this.abortedState(live) : 'succeeded';
+      if (stopped) error = this.abortedError(live);
     } catch (err) {
       if (err instanceof JobBlocked) {
         state = 'blocked';
         result = err.result;
         error = err.error;
-      } else if (live.abortedBy) {
+      } else if (live.abortedBy && !live.completed) {
         state = this.abortedState(live);
         error = this.abortedError(live);
       } else {
@@ -413,6 +434,7 @@ export class JobRunner {
           this.ctx.logger.error('job failed', { jobId: view.id, type: view.type, error: String(err) });
       }
     }
+    release();
     view.state = state;
     view.result = result;
     view.error = error;

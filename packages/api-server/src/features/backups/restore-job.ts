@@ -25,7 +25,7 @@ import { AppError } from '@appliance/common';
 import type { AppContext } from '../../context.ts';
 import type { JobDefinition, JobHandle } from '../../services/jobs.ts';
 import { openPlanRestic, stackControl } from './adapters.ts';
-import { APPDATA_ROOT, openPlanForJob, watched } from './run-job.ts';
+import { APPDATA_ROOT, onDestination, openPlanForJob, pauseStackWatch, watched } from './run-job.ts';
 
 export interface RestoreParams {
   plan: string;
@@ -105,27 +105,28 @@ export function restoreJob(ctx: AppContext): JobDefinition<RestoreParams> {
     type: 'backup.restore',
     title: 'restore',
     groups: (p) => [destinationGroup(p.destination)],
-    async run(job, params) {
-      const { plan, dest, tmp } = await openPlanForJob(ctx, job, params.plan);
-      try {
-        const restic = await openPlanRestic(ctx, plan, dest.repository(plan.name), tmp.dir);
+    run: (job, params) =>
+      onDestination(params.destination, async (seen) => {
+        const { plan, dest, tmp } = await openPlanForJob(ctx, job, params.plan, seen);
         try {
-          if (!(await restic.exists()))
-            throw new AppError(
-              404,
-              'snapshot_not_found',
-              `Plan ${plan.name} has no repository on "${plan.destination}".`,
-            );
-          return await restore(ctx, job, params, restic, dest);
+          const restic = await openPlanRestic(ctx, plan, dest.repository(plan.name), tmp.dir);
+          try {
+            if (!(await restic.exists()))
+              throw new AppError(
+                404,
+                'snapshot_not_found',
+                `Plan ${plan.name} has no repository on "${plan.destination}".`,
+              );
+            return await restore(ctx, job, params, restic, dest);
+          } finally {
+            await restic.close();
+          }
         } finally {
-          await restic.close();
+          await tmp.done().catch(() => undefined);
+          job.phase('unmount');
+          await dest.close();
         }
-      } finally {
-        await tmp.done().catch(() => undefined);
-        job.phase('unmount');
-        await dest.close();
-      }
-    },
+      }),
   };
 }
 
@@ -223,7 +224,7 @@ async function restore(
       throw new AppError(
         500,
         'restore_failed',
-        'The backup disk stopped answering during the restore: re-attach it and restore again.',
+        `The backup disk "${dest.label}" stopped answering during the restore: re-attach it and restore again. What restic wrote is in ${params.folder}.`,
       );
     if (r.cancelled) return null;
     if (r.errorLine !== null)
@@ -254,11 +255,16 @@ async function restore(
   for (const r of roots) await assertNoLinks(ctx, base, path.join(base, r));
   let wasRunning = false;
   let started = false;
+  let unpause: (() => void) | null = null;
   if (stackName && stackExists) {
     wasRunning = (await stacks.running(stackName)).length > 0;
     if (wasRunning) {
       job.phase('stop the stack');
-      await stacks.stop(stackName);
+      unpause = pauseStackWatch(ctx, stackName);
+      await stacks.stop(stackName).catch((err: unknown) => {
+        unpause?.();
+        throw err;
+      });
     }
   }
   const moved: { from: string; to: string }[] = [];
@@ -301,7 +307,7 @@ async function restore(
       throw new AppError(
         500,
         'restore_failed',
-        `${r.lost ? 'The backup disk stopped answering during the restore' : `restic restore failed: ${r.errorLine ?? 'stopped'}`}. Nothing changed: the files that were there are back in place.`,
+        `${r.lost ? `The backup disk "${dest.label}" stopped answering during the restore (re-attach it and restore again)` : `restic restore failed: ${r.errorLine ?? 'stopped'}`}. Nothing changed: the files that were there are back in place.`,
       );
     }
   } finally {
@@ -314,6 +320,7 @@ async function restore(
         (err: unknown) => job.output(`the stack ${stackName} did not start: ${String(err)}`),
       );
     }
+    unpause?.();
   }
   const logical = (p: string) => ctx.paths.logical(p) ?? p;
   return {
