@@ -60,6 +60,10 @@ export interface BrowserClient {
   ): Promise<Success<Operation<'delete', P>>>;
   /** `GET /events` as callbacks, reconnecting after the service restarts. */
   events(handlers: BrowserEventHandlers): BrowserEvents;
+  /** A route whose answer is a file (`POST /config/export`): its bytes and its file name. */
+  download<P extends PathsWith<'post'>>(path: P): Promise<{ blob: Blob; filename: string | null }>;
+  /** A multipart upload (`POST /config/import/preview`): the form's parts as they are. */
+  upload<P extends PathsWith<'post'>>(path: P, form: FormData): Promise<Success<Operation<'post', P>>>;
 }
 
 interface LooseInit {
@@ -112,12 +116,41 @@ export function createBrowserClient(options: BrowserClientOptions = {}): Browser
         );
       }
     };
+  const send = async (path: string, body: FormData | null): Promise<Response> => {
+    let res: Response;
+    try {
+      res = await doFetch(`${base}${path}`, {
+        method: 'POST',
+        headers: { [UI_HEADER]: '1', ...(body ? {} : { 'content-type': 'application/json' }) },
+        credentials: 'same-origin',
+        body: body ?? '{}',
+      });
+    } catch {
+      throw new ApiError(
+        0,
+        'unreachable',
+        'The appliance service cannot be reached; check that it is running, then retry.',
+      );
+    }
+    if (!res.ok) throw apiErrorOf(res.status, await res.text());
+    return res;
+  };
   return {
     get: call('get'),
     post: call('post'),
     put: call('put'),
     patch: call('patch'),
     delete: call('delete'),
+    async download(path: string) {
+      const res = await send(path, null);
+      const disposition = res.headers.get('content-disposition') ?? '';
+      const filename = /filename="([^"]+)"/.exec(disposition)?.[1] ?? null;
+      return { blob: await res.blob(), filename };
+    },
+    async upload(path: string, form: FormData) {
+      // the browser sets the multipart content type with its boundary
+      return (await send(path, form)).json();
+    },
     events(handlers: BrowserEventHandlers) {
       let source: EventSource | null = null;
       let retry: ReturnType<typeof setTimeout> | null = null;

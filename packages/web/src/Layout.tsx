@@ -12,6 +12,15 @@ const links = [
   ['/disks', 'Disks'],
   ['/parity', 'Parity'],
   ['/jobs', 'Jobs'],
+  ['/backups', 'Backups'],
+  ['/external-disks', 'External disks'],
+  ['/shares', 'Shares'],
+  ['/apps', 'Apps'],
+  ['/notifications', 'Notifications'],
+  ['/users', 'Users'],
+  ['/settings', 'Settings'],
+  ['/configuration', 'Configuration'],
+  ['/audit', 'Audit'],
 ] as const;
 
 /**

@@ -15,6 +15,30 @@ export const pages: RouteObject[] = [
   { path: 'parity', element: <Parity /> },
   { path: 'jobs', element: <Jobs /> },
   { path: 'jobs/:id', element: <JobDetail /> },
+  // part 2: each page its own chunk, loaded when first opened (the first page stays small)
+  { path: 'shares', lazy: () => import('./pages/Shares.tsx').then((m) => ({ Component: m.Shares })) },
+  {
+    path: 'shares/:name',
+    lazy: () => import('./pages/Shares.tsx').then((m) => ({ Component: m.ShareDetail })),
+  },
+  { path: 'apps', lazy: () => import('./pages/Apps.tsx').then((m) => ({ Component: m.Apps })) },
+  { path: 'apps/:name', lazy: () => import('./pages/Apps.tsx').then((m) => ({ Component: m.AppDetail })) },
+  {
+    path: 'notifications',
+    lazy: () => import('./pages/Notifications.tsx').then((m) => ({ Component: m.Notifications })),
+  },
+  {
+    path: 'external-disks',
+    lazy: () => import('./pages/ExternalDisks.tsx').then((m) => ({ Component: m.ExternalDisks })),
+  },
+  { path: 'backups', lazy: () => import('./pages/Backups.tsx').then((m) => ({ Component: m.Backups })) },
+  { path: 'settings', lazy: () => import('./pages/Settings.tsx').then((m) => ({ Component: m.Settings })) },
+  {
+    path: 'configuration',
+    lazy: () => import('./pages/Configuration.tsx').then((m) => ({ Component: m.Configuration })),
+  },
+  { path: 'audit', lazy: () => import('./pages/Audit.tsx').then((m) => ({ Component: m.Audit })) },
+  { path: 'users', lazy: () => import('./pages/Users.tsx').then((m) => ({ Component: m.Users })) },
   { path: '*', element: <NotFound /> },
 ];
 
