@@ -284,6 +284,8 @@ export const NOT_COMPARED: Readonly<Record<string, string>> = {
   backup_snapshots: 'A cache of snapshot sizes recorded by the runs here; the repositories are the truth.',
   system_updates:
     "Runtime: this machine's last apt check and its scheduled reboot (issue 38); never restored.",
+  web_sessions:
+    'Runtime: the browsers signed in to this installation (issue 34); never restored (the live ones stay; a user the import removes loses theirs with the row).',
 };
 
 /**
