@@ -29,7 +29,8 @@ export function defineJob<P, R>(kind: {
 }
 
 export interface JobImplementation<P, R> {
-  run(job: JobHandle, params: P): Promise<R>;
+  /** Returns the result (null: nothing to report, e.g. a run that stopped on cancel). */
+  run(job: JobHandle, params: P): Promise<R | null>;
   /** After the job ended, whatever its state (events, state rows). Errors are logged. */
   after?(view: JobView<P, R>): void | Promise<void>;
   /**

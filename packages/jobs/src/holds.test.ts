@@ -63,7 +63,7 @@ describe('shared and exclusive holds', () => {
     b();
     expect(codeOf(() => runner.assertFree(['other-group']))).toBeNull();
     const job = await runner.start(exclusive, {}, { target: 'x', actor: null });
-    expect(job.state).toBe('running');
+    expect(job.view.state).toBe('running');
     let refused: unknown = null;
     try {
       runner.hold(['test-group'], { type: 'share_data.delete', target: 'media', mode: 'shared' });
@@ -72,7 +72,7 @@ describe('shared and exclusive holds', () => {
     }
     expect(refused).toMatchObject({
       code: 'job_running',
-      details: { jobId: job.id, type: 'test.exclusive' },
+      details: { jobId: job.view.id, type: 'test.exclusive' },
     });
     await ports.time.flush();
     steps.shift()!();
@@ -116,12 +116,12 @@ describe('409 job_running', () => {
     expect(refusal()).toMatchObject({
       status: 409,
       code: 'job_running',
-      message: `The test job is running (/mnt/test). Follow it with GET /api/v1/jobs/${job.id} and try again once it has finished (it cannot be cancelled in its current phase).`,
+      message: `The test job is running (/mnt/test). Follow it with GET /api/v1/jobs/${job.view.id} and try again once it has finished (it cannot be cancelled in its current phase).`,
     });
     steps.shift()!();
     await ports.time.flush();
     expect(refusal().message).toBe(
-      `The test job is running (/mnt/test). Follow it with GET /api/v1/jobs/${job.id}, or cancel it with DELETE /api/v1/jobs/${job.id}; then try again.`,
+      `The test job is running (/mnt/test). Follow it with GET /api/v1/jobs/${job.view.id}, or cancel it with DELETE /api/v1/jobs/${job.view.id}; then try again.`,
     );
     steps.shift()!();
     await job.completed;

@@ -54,7 +54,7 @@ describe('JobRunner', () => {
   it('starts a typed job, records it with its audit entry, and ends it succeeded with its typed result', async () => {
     const { ports, runner, step } = setup();
     const job = await runner.start(syncJob, { disks: ['d1', 'd2'] }, { target: '/mnt/user', actor: 'alice' });
-    expect(job).toMatchObject({
+    expect(job.view).toMatchObject({
       id: 'job-001',
       type: 'test.sync',
       state: 'running',
@@ -78,7 +78,11 @@ describe('JobRunner', () => {
       error: null,
       endedAt: '2026-01-01T00:00:00.000Z',
     });
-    expect(ports.store.get(job.id)).toMatchObject({ state: 'succeeded', result: { bytes: 200 }, pid: null });
+    expect(ports.store.get(job.view.id)).toMatchObject({
+      state: 'succeeded',
+      result: { bytes: 200 },
+      pid: null,
+    });
     expect(runner.latest(syncJob)?.result).toEqual({ bytes: 200 });
     expect(ports.events.events.at(-1)?.data).toMatchObject({ done: true, progress: { state: 'succeeded' } });
   });
@@ -110,19 +114,19 @@ describe('JobRunner', () => {
     await ports.time.flush();
     await ports.time.advance(10_000);
     await step();
-    expect(runner.get(job.id)).toMatchObject({ percent: 25, etaSeconds: 30 });
+    expect(runner.get(job.view.id)).toMatchObject({ percent: 25, etaSeconds: 30 });
     expect(ports.events.events.at(-1)?.data.progress).toMatchObject({
       percent: 25,
       etaSeconds: 30,
       files: 3,
     });
-    expect(ports.store.get(job.id)?.percent).toBe(25); // 10 s since the last write
+    expect(ports.store.get(job.view.id)?.percent).toBe(25); // 10 s since the last write
     await ports.time.advance(1_000);
     await step();
-    expect(runner.get(job.id)?.percent).toBe(50);
-    expect(ports.store.get(job.id)?.percent).toBe(25); // 1 s since the last write: not written yet
+    expect(runner.get(job.view.id)?.percent).toBe(50);
+    expect(ports.store.get(job.view.id)?.percent).toBe(25); // 1 s since the last write: not written yet
     await step();
-    expect(ports.store.get(job.id)?.percent).toBe(100); // the end is always written
+    expect(ports.store.get(job.view.id)?.percent).toBe(100); // the end is always written
   });
 
   it('keeps the last OUTPUT_LINES lines of output, each cut to 1000 characters', async () => {
@@ -151,14 +155,14 @@ describe('JobRunner', () => {
     });
     const job = await runner.start(syncJob, { disks: [] }, { target: 't', actor: null });
     await ports.time.flush();
-    await expect(runner.cancel(job.id, 'bob')).rejects.toMatchObject({
+    await expect(runner.cancel(job.view.id, 'bob')).rejects.toMatchObject({
       status: 409,
       code: 'job_not_cancellable',
       message:
         'The test sync cannot be cancelled during its "prepare" phase without leaving the array in between; wait for it to finish.',
     });
     await step();
-    await runner.cancel(job.id, 'bob');
+    await runner.cancel(job.view.id, 'bob');
     const ended = await job.completed;
     expect(ended).toMatchObject({
       state: 'cancelled',
@@ -169,7 +173,7 @@ describe('JobRunner', () => {
       operation: 'job.cancel',
       details: { phase: 'copy' },
     });
-    await expect(runner.cancel(job.id, 'bob')).rejects.toMatchObject({ code: 'job_not_running' });
+    await expect(runner.cancel(job.view.id, 'bob')).rejects.toMatchObject({ code: 'job_not_running' });
     await expect(runner.cancel('nope', 'bob')).rejects.toMatchObject({ status: 404, code: 'job_not_found' });
   });
 
@@ -185,7 +189,7 @@ describe('JobRunner', () => {
     await ports.time.flush();
     await step();
     // the tool completed; the cancel arrives during the bookkeeping that follows
-    await runner.cancel(job.id, null);
+    await runner.cancel(job.view.id, null);
     await step();
     expect(await job.completed).toMatchObject({ state: 'succeeded', result: { bytes: 7 }, error: null });
   });
@@ -232,7 +236,7 @@ describe('JobRunner', () => {
     const job = await runner.start(syncJob, { disks: [] }, { target: 't', actor: null });
     await ports.time.flush();
     await runner.stop();
-    expect(ports.store.get(job.id)).toMatchObject({
+    expect(ports.store.get(job.view.id)).toMatchObject({
       state: 'interrupted',
       error: {
         code: 'interrupted',

@@ -23,9 +23,10 @@ export interface StartOptions<A> {
   auditOperation?: string;
 }
 
-/** A started job: its view as recorded, and its end. */
-export interface StartedJob<P, R> extends JobView<P, R> {
-  /** Resolves with the job once it has ended (its end recorded). */
+/** A started job: its view as recorded (`running`), and its end. */
+export interface StartedJob<P, R> {
+  readonly view: JobView<P, R>;
+  /** Resolves with the job once it has ended (its end recorded, `after` done). */
   readonly completed: Promise<JobView<P, R>>;
 }
 
@@ -174,7 +175,7 @@ export class JobRunner<A = unknown> {
           .then(() => resolve(snapshot(live)));
       });
     });
-    return { ...(snapshot(live) as JobView<P, R>), completed: live.done as Promise<JobView<P, R>> };
+    return { view: snapshot(live) as JobView<P, R>, completed: live.done as Promise<JobView<P, R>> };
   }
 
   private async after(impl: JobImplementation<never, unknown>, live: LiveJob): Promise<void> {

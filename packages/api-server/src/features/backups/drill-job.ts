@@ -11,7 +11,6 @@ import path from 'node:path';
 import {
   backupEvents,
   compareTrees,
-  destinationGroup,
   drillSample,
   drillScratchPath,
   includePattern,
@@ -25,9 +24,10 @@ import {
 } from '@appliance/backups';
 import { AppError, isoMillis } from '@appliance/common';
 import type { AppContext } from '../../context.ts';
-import type { JobDefinition, JobView } from '../../services/jobs.ts';
+import type { JobImplementation } from '@appliance/jobs';
+import type { RunParams } from './kinds.ts';
 import { openPlanRestic } from './adapters.ts';
-import { openPlanForJob, type RunParams, watched } from './run-job.ts';
+import { openPlanForJob, watched } from './run-job.ts';
 import { readState, recordDrill } from './store.ts';
 
 /** Check groups: drill n reads data packs group (n mod 10) + 1 of 10. */
@@ -48,11 +48,10 @@ export interface DrillPartResult {
 /** Filesystems that keep no Unix owners or permission bits (the drill does not compare them there). */
 const NO_UNIX_METADATA = new Set(['exfat', 'vfat']);
 
-export function drillJob(ctx: AppContext): JobDefinition<RunParams> {
+export function drillJobImplementation(
+  ctx: AppContext,
+): JobImplementation<RunParams, Record<string, unknown>> {
   return {
-    type: 'backup.drill',
-    title: 'restore drill',
-    groups: (p) => [destinationGroup(p.destination)],
     async run(job, params) {
       const { plan, dest, tmp } = await openPlanForJob(ctx, job, params.plan);
       const scratch = ctx.paths.real(drillScratchPath(dest.mountpoint, job.id));
@@ -177,8 +176,8 @@ export function drillJob(ctx: AppContext): JobDefinition<RunParams> {
         );
       return { check, parts };
     },
-    async after(view: JobView) {
-      const params = view.params as unknown as RunParams;
+    async after(view) {
+      const params = view.params;
       const at = view.endedAt ?? isoMillis(ctx.clock.now());
       await ctx.writes
         .run((db) => recordDrill(db, params.plan, at, view.id, view.state))

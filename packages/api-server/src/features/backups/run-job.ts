@@ -13,11 +13,9 @@ import {
   backupEvents,
   configCopyPath,
   decideRetention,
-  destinationGroup,
   jobProgress,
   type Part,
   type PartFailure,
-  type PartRef,
   partKey,
   partLabel,
   partsOf,
@@ -28,7 +26,8 @@ import {
 } from '@appliance/backups';
 import { AppError, isoMillis } from '@appliance/common';
 import type { AppContext } from '../../context.ts';
-import type { JobDefinition, JobHandle, JobView } from '../../services/jobs.ts';
+import type { JobHandle, JobImplementation } from '@appliance/jobs';
+import type { BackupRunResult, PartResult, RunParams } from './kinds.ts';
 import { readSettings } from '../settings/index.ts';
 import { jobTempDir, openPlanRestic, passwordMissing, stackControl, writeConfigArchive } from './adapters.ts';
 import { type Destination, openDestination } from './destination.ts';
@@ -43,23 +42,7 @@ import {
   updateState,
 } from './store.ts';
 
-export interface RunParams {
-  plan: string;
-  destination: string;
-}
-
-export interface PartResult {
-  part: PartRef;
-  state: 'succeeded' | 'failed' | 'skipped';
-  snapshot: string | null;
-  files: number | null;
-  bytes: number | null;
-  dataAdded: number | null;
-  seconds: number;
-  /** restic's error line, or why the part could not run. */
-  error: string | null;
-  note: string | null;
-}
+export type { PartResult, RunParams } from './kinds.ts';
 
 /** How often the job checks that the destination still answers while restic writes. */
 export const WATCH_MS = 2_000;
@@ -366,7 +349,7 @@ async function applyRetention(
   return { ...result, pruned: true };
 }
 
-export function runJob(ctx: AppContext): JobDefinition<RunParams> {
+export function runJobImplementation(ctx: AppContext): JobImplementation<RunParams, BackupRunResult> {
   const raise = async (e: backupEvents.RaisedEvent) => {
     try {
       await ctx.hooks.raise?.(e);
@@ -375,9 +358,6 @@ export function runJob(ctx: AppContext): JobDefinition<RunParams> {
     }
   };
   return {
-    type: 'backup.run',
-    title: 'backup',
-    groups: (p) => [destinationGroup(p.destination)],
     async run(job, params) {
       const { plan, dest, tmp } = await openPlanForJob(ctx, job, params.plan);
       const results: PartResult[] = [];
@@ -441,8 +421,8 @@ export function runJob(ctx: AppContext): JobDefinition<RunParams> {
         );
       return { parts: results, retention };
     },
-    async after(view: JobView) {
-      const params = view.params as unknown as RunParams;
+    async after(view) {
+      const params = view.params;
       const at = view.endedAt ?? isoMillis(ctx.clock.now());
       await ctx.writes
         .run((db) => recordRun(db, params.plan, at, view.id, view.state))
