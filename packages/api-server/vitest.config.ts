@@ -1,3 +1,3 @@
 import { packageConfig } from '../../vitest.shared.ts';
 
-export default packageConfig({ setupFiles: ['./src/testing/light-globals.setup.ts'] });
+export default packageConfig();

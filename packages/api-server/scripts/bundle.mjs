@@ -15,7 +15,7 @@
 //   resolve exactly as in the unbundled `dist/`;
 // - better-sqlite3 stays outside (a native addon that finds itself through its own path);
 // - `node:http` and `node:util` come from `process.getBuiltinModule()`, not through their ES module
-//   facades, which would load undici and node:worker_threads (below).
+//   facades, which read every export (below).
 //
 // It writes `dist/service/start.json`: the files the service loads at start (the entry and what it
 // imports statically) and how many bytes of each package they hold, which the cold-start benchmark
@@ -59,7 +59,8 @@ const ownLocation = {
  * reads every export: `http.WebSocket` (with `CloseEvent` and `MessageEvent`) is a getter that loads
  * undici, and `util`'s exports load node:worker_threads and the diff module; together about 6 MiB
  * of the idle service, which never uses them (docs/decisions/performance.md, "The web globals").
- * The bundle takes these modules from `process.getBuiltinModule()` instead, with the same default
+ * Since issue 33 @hono/node-server loads undici (and with it node:worker_threads) at start anyway,
+ * so what this still saves is what the other facades would read; it was not measured apart. The bundle takes these modules from `process.getBuiltinModule()` instead, with the same default
  * and named exports (getters left out of the named ones: they stay on the default export).
  */
 const WITHOUT_FACADE = ['http', 'util', 'crypto', 'fs', 'net', 'buffer', 'dns'];

@@ -73,6 +73,10 @@ export interface Hooks {
     setPassword(username: string, password: string): Promise<void>;
     remove(username: string): Promise<void>;
   };
+  /** Test fault injection: runs before each batch of a mover run (a test cancels or kills there). */
+  moverBeforeBatch?: (index: number) => void | Promise<void>;
+  /** Test only: smaller mover batches (a test needs several without writing 10,000 files). */
+  moverBatch?: { maxFiles: number; maxBytes: number };
   /** Test fault injection: runs before each config import step; a throw fails that step. */
   importFault?: (step: string) => void | Promise<void>;
   /** Raise a notification event (set by the notifications feature). */

@@ -5,9 +5,6 @@
  * of @appliance/cli: its `appliance serve …` hands its arguments to this launcher, and it has
  * every other command (doctor, admin create, tokens, config export …).
  */
-// First: the light Fetch classes replace Node's lazy globals before anything reads them (undici
-// then never loads unless something calls fetch(); src/http/node/globals.ts).
-import './http/node/install-globals.ts';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from './config.ts';
 import { StartupError, startServer } from './server.ts';

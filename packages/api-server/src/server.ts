@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
-import type * as NodeHttp from 'node:http';
+import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -35,7 +35,7 @@ import { WalSyncer } from './db/wal-syncer.ts';
 import { WriteQueue } from './db/write-queue.ts';
 import { allFeatures } from './features/index.ts';
 import { type AppEnv, createApp } from './http/app.ts';
-import { createRequestListener, type NodeBindings } from './http/node/listener.ts';
+import { nodeListener } from './http/listener.ts';
 import { type Logger, createLogger } from './logger.ts';
 import { AuditLog } from './services/audit.ts';
 import { Authenticator } from './services/auth.ts';
@@ -50,10 +50,6 @@ import { Lockout } from './services/lockout.ts';
 import { Passwords } from './services/passwords.ts';
 import { createJobRunner, createScheduler } from './features/jobs/deps.ts';
 import { TOKEN_USAGE_FLUSH_MS } from './services/token-usage.ts';
-
-// node:http from Node's own loader: its ES module facade would read `http.WebSocket`, a getter that
-// loads undici (docs/decisions/performance.md, "The web globals").
-const http = process.getBuiltinModule('node:http') as typeof NodeHttp;
 
 export const VERSION = '0.1.0';
 
@@ -219,11 +215,11 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   let url: string | null = null;
   if (config.listen) {
     const tls = config.tls === 'on' || (config.tls === 'auto' && !isLoopback(config.listen.host));
-    const listener = nodeListener(app, logger, (env) => ({
+    const listener = nodeListener(app, logger, (incoming) => ({
       transport: 'tcp',
-      remoteAddress: env.incoming.socket?.remoteAddress ?? 'unknown',
+      remoteAddress: incoming.socket?.remoteAddress ?? 'unknown',
     }));
-    // node:https (and node:tls with it) loads only when the listener is TLS.
+    // node:https loads only when the listener is TLS.
     tcpServer = tls
       ? (await import('node:https')).createServer(tlsMaterial(config, paths.etcDir), listener)
       : http.createServer(listener);
@@ -312,32 +308,6 @@ async function listenUnix(app: Hono<AppEnv>, socketPath: string, logger: Logger)
     fs.chmodSync(socketPath, 0o600);
   }
   return server;
-}
-
-/**
- * The service's HTTP adapter (http/node/listener.ts) in front of the app, for one listener: its
- * bindings name the transport and the client's address.
- */
-function nodeListener(
-  app: Hono<AppEnv>,
-  logger: Logger,
-  bindings: (env: NodeBindings) => Pick<AppEnv['Bindings'], 'transport' | 'remoteAddress'>,
-) {
-  return createRequestListener((request, env) => app.fetch(request, { ...env, ...bindings(env) }), {
-    badRequest: (message) => Response.json({ code: 'bad_request', message }, { status: 400 }),
-    failed: (err) => {
-      logger.error('unexpected failure', { error: err instanceof Error ? err.message : String(err) });
-      return Response.json(
-        {
-          code: 'internal',
-          message: 'An unexpected error occurred. Try again; if it persists, check the service log.',
-        },
-        { status: 500 },
-      );
-    },
-    onStreamError: (err) =>
-      logger.warn('response stream failed', { error: err instanceof Error ? err.message : String(err) }),
-  });
 }
 
 function groupId(name: string): number | null {

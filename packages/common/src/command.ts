@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { constants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import path from 'node:path';
@@ -121,7 +120,17 @@ async function isExecutableFile(file: string): Promise<boolean> {
 
 const TAIL_BYTES = 64 * 1024;
 
-function spawnTool(
+/** execa and its dependencies load with the first run, not with the service (a start runs no tool). */
+let execaModule: Promise<typeof import('execa')> | null = null;
+const loadExeca = () => (execaModule ??= import('execa'));
+
+/**
+ * One run, on execa. What the port adds to it: the tool's own process group (`killDescendants`), so
+ * a timeout or a cancel reaches the tool and everything it started; a timeout is SIGKILL at once (a
+ * cancel is `killSignal`, then SIGKILL after `killGraceMs`); lines split at `\n` and `\r` as they
+ * come, with only the output's tail kept; a non-zero exit is a result, never an exception.
+ */
+async function spawnTool(
   command: string,
   executable: string,
   args: readonly string[],
@@ -129,91 +138,76 @@ function spawnTool(
   timeoutMs: number | null,
   options: RunOptions,
 ): Promise<CommandResult> {
-  return new Promise<CommandResult>((resolve, reject) => {
-    // Its own process group, so a timeout or a cancel reaches the tool and everything it started.
-    const child = spawn(executable, [...args], {
-      argv0: command,
-      env,
-      cwd: options.cwd,
-      detached: true,
-      stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
-    });
-    if (child.pid !== undefined) options.onSpawn?.(child.pid);
-    const streaming = options.onLine !== undefined;
-    const out = new OutputBuffer(streaming ? TAIL_BYTES : null);
-    const err = new OutputBuffer(streaming ? TAIL_BYTES : null);
+  const streaming = options.onLine !== undefined;
+  const { execa } = await loadExeca();
+  const subprocess = execa(executable, [...args], {
+    argv0: command,
+    env,
+    extendEnv: false,
+    ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
+    ...(options.input === undefined ? { stdin: 'ignore' as const } : { input: options.input }),
+    killDescendants: true,
+    cleanup: false,
+    reject: false,
+    stripFinalNewline: false,
+    encoding: options.encoding === 'buffer' ? 'buffer' : 'utf8',
+    // Streamed output is kept here (its tail only); a plain run keeps it all, as before.
+    buffer: !streaming,
+    maxBuffer: Number.MAX_SAFE_INTEGER,
+    ...(options.signal ? { cancelSignal: options.signal } : {}),
+    killSignal: options.killSignal ?? 'SIGTERM',
+    forceKillAfterDelay: options.killGraceMs ?? 30_000,
+  });
+  if (subprocess.pid !== undefined) options.onSpawn?.(subprocess.pid);
+  let timedOut = false;
+  const timer =
+    timeoutMs === null
+      ? undefined
+      : setTimeout(() => {
+          timedOut = true;
+          subprocess.kill('SIGKILL');
+        }, timeoutMs);
+  const out = streaming ? new OutputBuffer(TAIL_BYTES) : null;
+  const err = streaming ? new OutputBuffer(TAIL_BYTES) : null;
+  if (streaming) {
     const lines = { stdout: '', stderr: '' };
-    let timedOut = false;
-    let cancelled = false;
-    let graceTimer: NodeJS.Timeout | undefined;
-    const killGroup = (signal: NodeJS.Signals) => {
-      try {
-        process.kill(-child.pid!, signal);
-      } catch {
-        child.kill(signal);
-      }
-    };
-    const timer =
-      timeoutMs === null
-        ? undefined
-        : setTimeout(() => {
-            timedOut = true;
-            killGroup('SIGKILL');
-          }, timeoutMs);
-    const onAbort = () => {
-      if (cancelled) return;
-      cancelled = true;
-      killGroup(options.killSignal ?? 'SIGTERM');
-      graceTimer = setTimeout(() => killGroup('SIGKILL'), options.killGraceMs ?? 30_000);
-    };
-    if (options.signal?.aborted) queueMicrotask(onAbort);
-    else options.signal?.addEventListener('abort', onAbort, { once: true });
     const feed = (stream: 'stdout' | 'stderr', chunk: Buffer) => {
-      if (!streaming) return;
-      const text = lines[stream] + chunk.toString('utf8');
-      const parts = text.split(/\r\n|\r|\n/);
+      (stream === 'stdout' ? out : err)!.push(chunk);
+      const parts = (lines[stream] + chunk.toString('utf8')).split(/\r\n|\r|\n/);
       lines[stream] = parts.pop() ?? '';
       for (const line of parts) if (line !== '') options.onLine!(line, stream);
     };
-    child.stdout!.on('data', (d: Buffer) => {
-      out.push(d);
-      feed('stdout', d);
-    });
-    child.stderr!.on('data', (d: Buffer) => {
-      err.push(d);
-      feed('stderr', d);
-    });
-    const cleanup = () => {
-      if (timer) clearTimeout(timer);
-      if (graceTimer) clearTimeout(graceTimer);
-      options.signal?.removeEventListener('abort', onAbort);
-    };
-    child.once('error', (e: NodeJS.ErrnoException) => {
-      cleanup();
-      reject(e.code === 'ENOENT' || e.code === 'EACCES' ? missingTool(command) : e);
-    });
-    child.once('close', (code, signal) => {
-      cleanup();
-      if (streaming) {
-        for (const stream of ['stdout', 'stderr'] as const)
-          if (lines[stream] !== '') options.onLine!(lines[stream], stream);
-      }
-      const stdout = out.bytes();
-      resolve({
-        command,
-        args,
-        exitCode: code ?? (signal ? -1 : -1),
-        stdout: options.encoding === 'buffer' ? stdout.toString('latin1') : stdout.toString('utf8'),
-        stderr: err.bytes().toString('utf8'),
-        timedOut,
-        ...(cancelled ? { cancelled: true } : {}),
-      });
-    });
-    if (options.input !== undefined) {
-      child.stdin!.on('error', () => undefined); // the tool may exit without reading
-      child.stdin!.end(options.input);
-    }
-  });
+    subprocess.stdout.on('data', (d: Buffer) => feed('stdout', d));
+    subprocess.stderr.on('data', (d: Buffer) => feed('stderr', d));
+    subprocess.stdout.once('end', () => lines.stdout !== '' && options.onLine!(lines.stdout, 'stdout'));
+    subprocess.stderr.once('end', () => lines.stderr !== '' && options.onLine!(lines.stderr, 'stderr'));
+  }
+  const result = await subprocess;
+  if (timer) clearTimeout(timer);
+  const code = (result.cause as NodeJS.ErrnoException | undefined)?.code;
+  if (
+    result.exitCode === undefined &&
+    result.signal === undefined &&
+    (code === 'ENOENT' || code === 'EACCES')
+  )
+    throw missingTool(command);
+  if (result.exitCode === undefined && result.signal === undefined && !result.isCanceled && !timedOut)
+    throw result.cause instanceof Error ? result.cause : new Error(result.message);
+  const text = (output: unknown, tail: OutputBuffer | null, encoding: BufferEncoding): string => {
+    if (tail) return tail.bytes().toString(encoding);
+    if (typeof output === 'string') return output;
+    const bytes = output as Uint8Array;
+    return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString(encoding);
+  };
+  return {
+    command,
+    args,
+    exitCode: result.exitCode ?? -1,
+    stdout: text(result.stdout, out, options.encoding === 'buffer' ? 'latin1' : 'utf8'),
+    stderr: text(result.stderr, err, 'utf8'),
+    timedOut,
+    ...(result.isCanceled ? { cancelled: true } : {}),
+  };
 }
 
 /** All of a stream's output, or only its last `limit` bytes. */

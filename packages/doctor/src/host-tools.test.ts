@@ -40,6 +40,10 @@ const COMPUTED: Record<string, readonly string[]> = {
   'backups/src/node/stack.ts: tool.command': ['docker', 'docker-compose'],
   'template-installer/src/node/compose-tool.ts: cmd': ['docker', 'docker-compose'],
   'template-installer/src/node/compose-tool.ts: tool.command': ['docker', 'docker-compose'],
+  // the stack operations run the same detected compose tool
+  'template-installer/src/stacks/node/compose.ts: tool.command': ['docker', 'docker-compose'],
+  // the mover's rsync, under setpriv when the service runs it (its death signal)
+  "shares/src/mover/node/batch.ts: withSetpriv ? 'setpriv' : rsync": ['setpriv', 'rsync'],
   // FormatCommand.command: the `command:` literals of external-disk/src/core/commands.ts (found below)
   'external-disk/src/node/format-runner.ts: cmd.command': [],
   'external-disk/src/operations/format.ts: toolsFor(filesystem)': [

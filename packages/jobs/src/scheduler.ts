@@ -20,6 +20,11 @@ export interface Schedule {
   nextDue(lastRunAt: Date | null): Date | null;
   /** Starts the work; returns its job id. Throwing `409 job_running` means "busy, try again". */
   run(dueAt: Date): Promise<string | null>;
+  /**
+   * Among schedules due in the same tick, lower runs first (default 0). The mover (-10) starts
+   * before the parity sync, which then finds the array busy and runs at a later tick, after it.
+   */
+  order?: number;
 }
 
 /** The last run of a schedule, as stored. */
@@ -101,7 +106,8 @@ export class Scheduler {
 
   private async runDue(): Promise<void> {
     const { store, clock, logger } = this.ports;
-    for (const s of this.schedules.values()) {
+    const ordered = [...this.schedules.values()].sort((a, b) => (a.order ?? 0) - (b.order ?? 0));
+    for (const s of ordered) {
       const now = clock.now();
       let due: Date | null;
       try {

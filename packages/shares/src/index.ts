@@ -1,2 +1,3 @@
 export * from './access/index.ts';
 export * from './data-delete/index.ts';
+export * from './mover/index.ts';

@@ -5,7 +5,7 @@
  * BENCH_RESULTS naming a file its figures are appended to (harness.figures); a benchmark that fails
  * to run is reported as such and the others still run. Exit status 1 when any target is missed.
  *
- *   tools/bench/all [--only api,memory,external-disk,share-data-delete,notify-routing,share-permissions]
+ *   tools/bench/all [--only api,memory,spawn,external-disk,share-data-delete,notify-routing,share-permissions]
  * Root (loop devices) for memory, external-disk and share-data-delete.
  */
 import { spawnSync } from 'node:child_process';
@@ -19,6 +19,7 @@ const BENCH = path.resolve(import.meta.dirname, '..');
 const RUNS: Array<{ name: string; script: string; args: string[]; env?: Record<string, string> }> = [
   { name: 'api', script: 'api/run.ts', args: [] },
   { name: 'memory', script: 'memory/run.ts', args: [] },
+  { name: 'spawn', script: 'spawn/run.ts', args: [] },
   { name: 'external-disk', script: 'external-disk/run.ts', args: ['--list-only', '--runs', '20'] },
   {
     name: 'share-data-delete',

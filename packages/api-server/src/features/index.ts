@@ -10,6 +10,7 @@ import { eventsFeature } from './events/index.ts';
 import { feature as externalDisks } from './external-disks/index.ts';
 import type { Feature } from './feature.ts';
 import { jobsFeature } from './jobs/index.ts';
+import { feature as mover } from './mover/index.ts';
 import { feature as notifications } from './notifications/index.ts';
 import { feature as parity } from './parity/index.ts';
 import { settingsFeature } from './settings/index.ts';
@@ -37,6 +38,7 @@ export function allFeatures(auth: Authenticator, passwords: Passwords, version: 
     shareData,
     disks,
     parity,
+    mover,
     externalDisks,
     backups,
     apps,

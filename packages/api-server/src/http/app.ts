@@ -28,7 +28,7 @@ export type AppEnv = {
   Bindings: {
     transport?: Transport;
     remoteAddress?: string;
-    /** Node's request (node/listener.ts): its `url` is the target as the client sent it. */
+    /** Node's request, from @hono/node-server (listener.ts): its `url` is the target as the client sent it. */
     incoming?: IncomingMessage;
   };
 };

@@ -1,7 +1,7 @@
 /**
  * Dot segments in the path the client sent (issue 18; docs/decisions/http.md).
  *
- * The node adapter (node/url.ts) builds each Request's URL with `new URL()`, which resolves `.` and `..`
+ * @hono/node-server builds each Request's URL with `new URL()`, which resolves `.` and `..`
  * segments (and their percent-encoded spellings) before Hono routes: `PUT /shares/./permissions`
  * was answered by `PUT /shares/:name` for a share named `permissions`. So every request is first
  * judged on its raw target (`IncomingMessage.url`, as it came off the wire, on the TCP listener and

@@ -29,6 +29,7 @@ export type Kind =
   | 'array_settings'
   | 'external_disk'
   | 'parity_settings'
+  | 'mover_settings'
   | 'backup_plan'
   | 'hostname'
   | 'timezone'
@@ -179,6 +180,15 @@ export const COMPARED: readonly ComparedTable[] = [
     table: 'parity_settings',
     category: 'system',
     kind: 'parity_settings',
+    key: [],
+    columns: null,
+    ignored: ['id'],
+    label: () => '',
+  },
+  {
+    table: 'mover_settings',
+    category: 'system',
+    kind: 'mover_settings',
     key: [],
     columns: null,
     ignored: ['id'],

@@ -14,7 +14,6 @@ describe('a parity upgrade without the right newMountpoint', () => {
       externals: [],
       confirmation: 'ERASE /dev/sdy',
       ...(newMountpoint !== undefined ? { newMountpoint } : {}),
-      arrayStarted: true,
       runningDiskJobId: null,
     }).refusal;
   };

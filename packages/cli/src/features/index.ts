@@ -8,6 +8,7 @@ import { register as doctor } from './doctor/index.ts';
 import { register as events } from './events/index.ts';
 import { register as externalDisks } from './external-disks/index.ts';
 import { register as jobs } from './jobs/index.ts';
+import { register as mover } from './mover/index.ts';
 import { register as health } from './health/index.ts';
 import { register as notifications } from './notifications/index.ts';
 import { register as parity } from './parity/index.ts';
@@ -29,6 +30,7 @@ export const features: Register[] = [
   shareData,
   disks,
   parity,
+  mover,
   jobs,
   externalDisks,
   backups,

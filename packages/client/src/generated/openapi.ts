@@ -737,6 +737,58 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/mover": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The mover: last run (moved files and bytes, skipped files and why), running job, next run */
+        get: operations["getMover"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/mover/run": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Run the mover now (files of cache-then-move shares from the cache to the data disks) */
+        post: operations["postMoverRun"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/settings/mover": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The mover schedule (daily time, before the parity sync) and its verification */
+        get: operations["getSettingsMover"];
+        /** Replace the mover schedule and verification (audited) */
+        put: operations["putSettingsMover"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/disks/external": {
         parameters: {
             query?: never;
@@ -7543,6 +7595,489 @@ export interface operations {
                         updateThreshold: number | null;
                         autoSyncAfterBlockedDays: number | null;
                         touchBeforeSync: boolean;
+                    };
+                };
+            };
+            /** @description Invalid parameters or body (`bad_request` with `details.issues`) or a refusal of the operation */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role too low, or a cross-origin write */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `setup_required` before the first admin exists, or a conflict of the operation */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (generic message) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getMover: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Mover status */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description An array with a cache disk exists */
+                        configured: boolean;
+                        /** @description The cache-then-move shares the mover moves */
+                        shares: string[];
+                        settings: {
+                            enabled: boolean;
+                            time: string;
+                            /**
+                             * @description How a copy is verified before the cache copy is removed: size and mtime, or also SHA-256 of both
+                             * @enum {string}
+                             */
+                            verify: "size-mtime" | "sha256";
+                        };
+                        running: {
+                            id: string;
+                            /** @description parity.sync, parity.scrub, disk.upgrade, … */
+                            type: string;
+                            target: string;
+                            /** @enum {string} */
+                            state: "queued" | "running" | "succeeded" | "failed" | "cancelled" | "interrupted" | "blocked";
+                            phase: string | null;
+                            percent: number | null;
+                            bytesDone: number | null;
+                            bytesTotal: number | null;
+                            etaSeconds: number | null;
+                            /** @description Whether DELETE /jobs/:id may stop it now */
+                            cancellable: boolean;
+                            /** @enum {string} */
+                            trigger: "request" | "schedule";
+                            actor: string;
+                            params: {
+                                [key: string]: unknown;
+                            };
+                            result: unknown;
+                            error: {
+                                code: string;
+                                message: string;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            } | null;
+                            /** @description The last lines of the tool's output */
+                            output: string[];
+                            createdAt: string;
+                            startedAt: string | null;
+                            endedAt: string | null;
+                        } | null;
+                        lastRun: {
+                            jobId: string;
+                            state: string;
+                            trigger: string;
+                            startedAt: string | null;
+                            endedAt: string | null;
+                            movedFiles: number | null;
+                            movedBytes: number | null;
+                            skippedCount: number | null;
+                            skippedByReason: {
+                                [key: string]: number;
+                            } | null;
+                            /** @description The first 1,000 skipped files */
+                            skipped: {
+                                share: string;
+                                /** @description Relative to the share */
+                                path: string;
+                                /** @enum {string} */
+                                reason: "open_for_writing" | "exists_on_array" | "no_space" | "changed_during_move" | "copy_failed";
+                            }[];
+                            error: {
+                                code: string;
+                                message: string;
+                            } | null;
+                        } | null;
+                        nextRun: string | null;
+                    };
+                };
+            };
+            /** @description Invalid parameters or body (`bad_request` with `details.issues`) or a refusal of the operation */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role too low, or a cross-origin write */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `setup_required` before the first admin exists, or a conflict of the operation */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (generic message) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postMoverRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description How a copy is verified before the cache copy is removed: size and mtime, or also SHA-256 of both
+                     * @enum {string}
+                     */
+                    verify?: "size-mtime" | "sha256";
+                };
+            };
+        };
+        responses: {
+            /** @description The mover job (Location: /api/v1/jobs/<id>) */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        /** @description parity.sync, parity.scrub, disk.upgrade, … */
+                        type: string;
+                        target: string;
+                        /** @enum {string} */
+                        state: "queued" | "running" | "succeeded" | "failed" | "cancelled" | "interrupted" | "blocked";
+                        phase: string | null;
+                        percent: number | null;
+                        bytesDone: number | null;
+                        bytesTotal: number | null;
+                        etaSeconds: number | null;
+                        /** @description Whether DELETE /jobs/:id may stop it now */
+                        cancellable: boolean;
+                        /** @enum {string} */
+                        trigger: "request" | "schedule";
+                        actor: string;
+                        params: {
+                            [key: string]: unknown;
+                        };
+                        result: unknown;
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        } | null;
+                        /** @description The last lines of the tool's output */
+                        output: string[];
+                        createdAt: string;
+                        startedAt: string | null;
+                        endedAt: string | null;
+                    };
+                };
+            };
+            /** @description Invalid parameters or body (`bad_request` with `details.issues`) or a refusal of the operation */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role too low, or a cross-origin write */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no_cache, job_running, import_in_progress */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        code: string;
+                        message: string;
+                        details?: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description Body over the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (generic message) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getSettingsMover: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Mover settings */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        enabled: boolean;
+                        time: string;
+                        /**
+                         * @description How a copy is verified before the cache copy is removed: size and mtime, or also SHA-256 of both
+                         * @enum {string}
+                         */
+                        verify: "size-mtime" | "sha256";
+                    };
+                };
+            };
+            /** @description Invalid parameters or body (`bad_request` with `details.issues`) or a refusal of the operation */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role too low, or a cross-origin write */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `setup_required` before the first admin exists, or a conflict of the operation */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (generic message) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    putSettingsMover: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    enabled: boolean;
+                    time: string;
+                    /**
+                     * @description How a copy is verified before the cache copy is removed: size and mtime, or also SHA-256 of both
+                     * @enum {string}
+                     */
+                    verify: "size-mtime" | "sha256";
+                };
+            };
+        };
+        responses: {
+            /** @description Mover settings */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        enabled: boolean;
+                        time: string;
+                        /**
+                         * @description How a copy is verified before the cache copy is removed: size and mtime, or also SHA-256 of both
+                         * @enum {string}
+                         */
+                        verify: "size-mtime" | "sha256";
                     };
                 };
             };

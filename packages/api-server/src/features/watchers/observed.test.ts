@@ -68,6 +68,7 @@ describe('observed event types', () => {
       expect.arrayContaining([
         'tokens:login_failure_burst',
         'parity:sync_blocked_threshold',
+        'mover:mover_skipping_files',
         'setup:credential_reset',
         'apps:catalog_check_failed',
         'backups:backup_destination_stale',

@@ -1,0 +1,137 @@
+/** What is on a share's cache directory, what the kernel holds open for writing, where paths exist. */
+import fsSync from 'node:fs';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import type { CacheEntry } from '../core/model.ts';
+
+/** Every entry below `root` (links never followed), paths relative to it. */
+export async function scanCache(root: string): Promise<CacheEntry[]> {
+  const out: CacheEntry[] = [];
+  /** Returns how many names `dir` holds. */
+  const walk = async (dir: string, rel: string): Promise<number> => {
+    const names = (await fs.readdir(dir)).sort();
+    // one directory's entries at once: the thread pool works while this waits
+    const stats = await Promise.all(names.map((name) => fs.lstat(path.join(dir, name), { bigint: true })));
+    for (let i = 0; i < names.length; i++) {
+      const name = names[i]!;
+      const st = stats[i]!;
+      const r = rel === '' ? name : `${rel}/${name}`;
+      const kind: CacheEntry['kind'] = st.isFile()
+        ? 'file'
+        : st.isDirectory()
+          ? 'dir'
+          : st.isSymbolicLink()
+            ? 'symlink'
+            : 'other';
+      const entry: CacheEntry = {
+        rel: r,
+        kind,
+        size: kind === 'file' ? Number(st.size) : 0,
+        inode: `${st.dev}:${st.ino}`,
+        nlink: Number(st.nlink),
+      };
+      out.push(entry);
+      if (kind === 'dir') entry.empty = (await walk(path.join(dir, name), r)) === 0;
+    }
+    return names.length;
+  };
+  await walk(root, '');
+  return out;
+}
+
+/** `fn` over `items`, at most `limit` at a time; results in the items' order. */
+export async function mapLimit<T, R>(
+  items: readonly T[],
+  limit: number,
+  fn: (item: T) => Promise<R>,
+): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return out;
+}
+
+const O_ACCMODE = 0o3;
+
+/**
+ * Real paths below `under` that some process holds open for writing, as the kernel sees them
+ * (`/proc/<pid>/fd/*` and the access mode in `/proc/<pid>/fdinfo/*`). A write through the pool
+ * shows as mergerfs holding the branch's file.
+ */
+export async function filesOpenForWriting(procDir: string, under: string): Promise<Set<string>> {
+  const prefix = under.endsWith('/') ? under : `${under}/`;
+  const out = new Set<string>();
+  const pids = (await fs.readdir(procDir)).filter((p) => /^\d+$/.test(p));
+  await Promise.all(
+    pids.map(async (pid) => {
+      const fdDir = path.join(procDir, pid, 'fd');
+      const fds = await fs.readdir(fdDir).catch(() => [] as string[]);
+      for (const fd of fds) {
+        const target = await fs.readlink(path.join(fdDir, fd)).catch(() => null);
+        if (target === null || !target.startsWith(prefix)) continue;
+        const info = await fs.readFile(path.join(procDir, pid, 'fdinfo', fd), 'utf8').catch(() => '');
+        const m = /^flags:\s+([0-7]+)/m.exec(info);
+        if (m && (Number.parseInt(m[1]!, 8) & O_ACCMODE) !== 0) out.add(target);
+      }
+    }),
+  );
+  return out;
+}
+
+/**
+ * For each path (and each ancestor directory of it), the indexes of the roots where it exists
+ * (`lstat`, the last component not followed), and for the ancestors, the roots where it is not a
+ * directory (a symlink or a file: nothing may be written below it). Checked from the top down, so
+ * a symlinked directory is seen before anything below it would be looked up through it.
+ */
+export async function presence(
+  roots: readonly string[],
+  rels: readonly string[],
+): Promise<{ present: Map<string, number[]>; notDir: Map<string, number[]> }> {
+  const wanted = new Set<string>();
+  const dirs = new Set<string>();
+  for (const rel of rels) {
+    wanted.add(rel);
+    for (let r = parentOfRel(rel); r !== '' && !dirs.has(r); r = parentOfRel(r)) {
+      dirs.add(r);
+      wanted.add(r);
+    }
+  }
+  const present = new Map<string, number[]>();
+  const notDir = new Map<string, number[]>();
+  // top down: shorter paths first
+  const list = [...wanted].sort((a, b) => a.split('/').length - b.split('/').length);
+  // synchronous lstat (mostly a missing name: a lookup in the dentry cache), yielding between chunks
+  const CHUNK = 512;
+  for (let i = 0; i < list.length; i += CHUNK) {
+    for (const rel of list.slice(i, i + CHUNK)) {
+      const found: number[] = [];
+      const odd: number[] = [];
+      for (let d = 0; d < roots.length; d++) {
+        // below a non-directory nothing is looked up (it would be followed)
+        if (blockedAbove(notDir, rel, d)) continue;
+        const st = fsSync.lstatSync(path.join(roots[d]!, rel), { throwIfNoEntry: false });
+        if (!st) continue;
+        found.push(d);
+        if (dirs.has(rel) && !st.isDirectory()) odd.push(d);
+      }
+      if (found.length > 0) present.set(rel, found);
+      if (odd.length > 0) notDir.set(rel, odd);
+    }
+    await new Promise((r) => setImmediate(r));
+  }
+  return { present, notDir };
+}
+
+const parentOfRel = (rel: string) => rel.slice(0, Math.max(0, rel.lastIndexOf('/')));
+
+function blockedAbove(notDir: Map<string, number[]>, rel: string, disk: number): boolean {
+  for (let r = parentOfRel(rel); r !== ''; r = parentOfRel(r)) if (notDir.get(r)?.includes(disk)) return true;
+  return false;
+}
