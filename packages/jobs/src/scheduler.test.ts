@@ -98,4 +98,29 @@ describe('Scheduler', () => {
     expect(logger.lines[0]).toMatchObject({ level: 'error', fields: { schedule: 'broken' } });
     expect(scheduler.view('nope')).toBeNull();
   });
+
+  it('runs the schedules due in one tick by their order, lowest first', async () => {
+    const time = new ManualTime();
+    const scheduler = new Scheduler({
+      store: new MemoryScheduleStore(),
+      clock: time,
+      timers: time,
+      logger: new MemoryLogger(),
+    });
+    const ran: string[] = [];
+    const due = (name: string, order?: number): Schedule => ({
+      name,
+      ...(order === undefined ? {} : { order }),
+      nextDue: (last) => (last ? null : new Date(0)),
+      run: async () => {
+        ran.push(name);
+        return null;
+      },
+    });
+    scheduler.register(due('parity.sync'));
+    scheduler.register(due('mover', -10));
+    scheduler.register(due('late', 5));
+    await scheduler.tick();
+    expect(ran).toEqual(['mover', 'parity.sync', 'late']);
+  });
 });
