@@ -107,6 +107,33 @@ describe('appliance backups and appliance external mount|eject', () => {
     expect(r.stdout).toMatch(/Backed up plan nightly\./);
   }, 300_000);
 
+  it('plans: the state column says a plan whose last run failed, not "ok"', async () => {
+    expect((await lab.s.call('POST', '/shares', { name: 'gone' }, { via: 'unix' })).status).toBe(201);
+    const c = await cli([
+      'backups',
+      'plans',
+      'create',
+      'broken',
+      '--destination',
+      'usb',
+      '--share',
+      'gone',
+      '--daily',
+      '04:00',
+    ]);
+    expect(c.code, c.stderr).toBe(0);
+    await fs.rm(lab.real('/mnt/user/gone'), { recursive: true, force: true });
+    const r = await cli(['backups', 'run', 'broken']);
+    expect(r.code).toBe(1);
+    expect(r.stdout + r.stderr).toMatch(/share gone/);
+    const list = await cli(['backups', 'plans']);
+    expect(list.code, list.stderr).toBe(0);
+    expect(list.stdout).toMatch(/broken\s+usb\s+daily at 04:00\s+.*, failed\s+never\s+.*LAST RUN FAILED\n/);
+    expect(list.stdout).toMatch(/nightly\s+usb\s+.*, succeeded\s+.*\s+ok\n/);
+    const d = await cli(['backups', 'plans', 'delete', 'broken', '--confirm', 'DELETE broken']);
+    expect(d.code, d.stderr).toBe(0);
+  }, 300_000);
+
   it('snapshots: a table, and --json as the API answers', async () => {
     const r = await cli(['backups', 'snapshots', 'nightly']);
     expect(r.code, r.stderr).toBe(0);

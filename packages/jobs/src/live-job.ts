@@ -113,11 +113,16 @@ export function handleOf(ports: RunnerPorts<unknown>, live: LiveJob): JobHandle 
   };
 }
 
-/** Runs the job's code and records how it ended. */
+/**
+ * Runs the job's code and records how it ended. `release` frees the job's groups and the import
+ * gate before the job reads as ended: a client that sees `succeeded` and goes on (mounts the disk,
+ * starts the next job) is never refused by it.
+ */
 export async function execute(
   ports: RunnerPorts<unknown>,
   live: LiveJob,
   run: (job: JobHandle, params: never) => Promise<unknown>,
+  release: () => void,
 ): Promise<void> {
   const { view, kind } = live;
   let state: JobState;
@@ -146,6 +151,7 @@ export async function execute(
         ports.logger.error('job failed', { jobId: view.id, type: view.type, error: String(err) });
     }
   }
+  release();
   view.state = state;
   view.result = result;
   view.error = error;

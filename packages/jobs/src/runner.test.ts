@@ -275,6 +275,28 @@ describe('JobRunner', () => {
     expect(entered).toBe(0);
   });
 
+  it('frees its groups before it reads as ended; its after step runs outside them', async () => {
+    const ports = memoryPorts();
+    const runner = new JobRunner(ports);
+    const seen: Array<string | null> = [];
+    runner.register(syncJob, {
+      run: async () => ({ bytes: 0 }),
+      after: () => {
+        seen.push(runner.busy(['array'])?.type ?? null);
+      },
+    });
+    const { view, completed } = await runner.start(syncJob, { disks: [] }, { target: 't', actor: null });
+    const original = ports.store.save.bind(ports.store);
+    ports.store.save = async (v, final) => {
+      if (final) seen.push(runner.busy(['array'])?.type ?? null);
+      return original(v, final);
+    };
+    await ports.time.flush();
+    expect((await completed).state).toBe('succeeded');
+    expect(seen).toEqual([null, null]);
+    expect(runner.get(view.id)?.state).toBe('succeeded');
+  });
+
   it('a start whose row cannot be written releases its groups and the lock', async () => {
     const { ports, runner } = setup();
     ports.store.failNextInsert = new Error('disk full');

@@ -132,7 +132,7 @@ export class JobRunner<A = unknown> {
       endedAt: null,
     };
     // held synchronously with the check: nothing slips in between
-    const release = this.holds.add({
+    const unhold = this.holds.add({
       groups,
       mode: 'exclusive',
       type: kind.type,
@@ -148,10 +148,17 @@ export class JobRunner<A = unknown> {
         details: { jobId: view.id, trigger, ...view.params, ...options.audit },
       });
     } catch (err) {
-      release();
+      unhold();
       leaveGate();
       throw err;
     }
+    let released = false;
+    const release = () => {
+      if (released) return;
+      released = true;
+      unhold();
+      leaveGate();
+    };
     const live: LiveJob = {
       view,
       kind: reg.kind,
@@ -165,11 +172,10 @@ export class JobRunner<A = unknown> {
     this.live.set(view.id, live);
     live.done = new Promise<JobView>((resolve) => {
       ports.timers.defer(() => {
-        void execute(this.ports as RunnerPorts<unknown>, live, reg.impl.run)
+        void execute(this.ports as RunnerPorts<unknown>, live, reg.impl.run, release)
           .then(() => this.after(reg.impl, live))
           .finally(() => {
             release();
-            leaveGate();
             this.live.delete(view.id);
           })
           .then(() => resolve(snapshot(live)));

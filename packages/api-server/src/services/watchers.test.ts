@@ -122,6 +122,34 @@ describe('the watcher mechanism', () => {
     expect((await health()).conditions.map((c: { key: string }) => c.key)).toEqual(['test:pool']);
   });
 
+  it('a paused prefix is neither cleared nor raised (a cycle paused at its start or at its end); released, it is observed again', async () => {
+    const raised = alerts('pool_above_threshold');
+    const ctx = s.server.ctx;
+    const release = ctx.watchers.pause(['test:']);
+    probe = async () => ({ conditions: [] });
+    await ctx.watchers.runOnce('test');
+    release();
+    // paused only while the cycle observed: what it saw then is not news either
+    let late: (() => void) | null = null;
+    probe = async () => {
+      late = ctx.watchers.pause(['test:']);
+      return { conditions: [] };
+    };
+    await ctx.watchers.runOnce('test');
+    expect((await health()).conditions.map((c: { key: string }) => c.key)).toEqual(['test:pool']);
+    late!();
+    late!(); // the release is idempotent
+    probe = async () => ({ conditions: [pool('93 %')] });
+    await ctx.watchers.runOnce('test');
+    expect(alerts('pool_above_threshold')).toBe(raised);
+    probe = async () => ({ conditions: [] });
+    await ctx.watchers.runOnce('test');
+    expect((await health()).conditions).toEqual([]);
+    probe = async () => ({ conditions: [pool('91 %')] });
+    await ctx.watchers.runOnce('test');
+    expect(alerts('pool_above_threshold')).toBe(raised + 1);
+  });
+
   it('a disabled watcher observes nothing: its conditions clear, GET /health says why', async () => {
     enabled = false;
     await s.server.ctx.watchers.runOnce('test');

@@ -80,6 +80,8 @@ export const FIRST_RUN_STAGGER_MS = 500;
 
 export class WatcherRunner {
   private readonly slots = new Map<string, Slot>();
+  /** Key prefixes whose conditions are not observed now (`pause`), with how often each is paused. */
+  private readonly paused = new Map<string, number>();
   private readonly conditions: Conditions;
   private readonly clock: Clock;
   private readonly logger: Logger;
@@ -121,6 +123,26 @@ export class WatcherRunner {
 
   names(): string[] {
     return [...this.slots.keys()];
+  }
+
+  /**
+   * An operation that stops something on purpose (a backup stopping a stack) pauses the
+   * observation of its conditions: while paused, the conditions under `prefixes` are neither
+   * cleared nor raised (what held before the stop and holds after is the same condition, one
+   * notification). Returns the release (idempotent).
+   */
+  pause(prefixes: readonly string[]): () => void {
+    for (const p of prefixes) this.paused.set(p, (this.paused.get(p) ?? 0) + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      for (const p of prefixes) {
+        const n = (this.paused.get(p) ?? 1) - 1;
+        if (n <= 0) this.paused.delete(p);
+        else this.paused.set(p, n);
+      }
+    };
   }
 
   /** Starts every loop (after all features registered theirs). */
@@ -216,7 +238,14 @@ export class WatcherRunner {
     try {
       const enabled = def.enabled?.() ?? true;
       const previous = this.conditions.holding(def.owns);
-      const observation = enabled ? await def.observe(previous) : { conditions: [] };
+      // paused at the start of the cycle or when it is applied: what it saw meanwhile is not news
+      const pausedBefore = [...this.paused.keys()];
+      const observed = enabled ? await def.observe(previous) : { conditions: [] };
+      const paused = [...new Set([...pausedBefore, ...this.paused.keys()])];
+      const observation =
+        paused.length === 0
+          ? observed
+          : { ...observed, unobserved: [...(observed.unobserved ?? []), ...paused] };
       await this.conditions.apply(def.name, decide(observation, previous, def.owns));
       status.notes = observation.notes ?? [];
       if (status.error) this.logger.info('watcher recovered', { watcher: def.name });

@@ -22,11 +22,14 @@ export interface PartFailure {
 
 const how = (scheduled: boolean) => (scheduled ? 'scheduled' : 'requested');
 
+/** A reason set inside a sentence: without its own closing period ("…log." + "." is "log.."). */
+export const clause = (reason: string) => reason.trim().replace(/[.\s]+$/, '');
+
 export function configBackupFailed(input: { plan: string; reason: string; scheduled: boolean }): RaisedEvent {
   return {
     eventType: 'config_backup_failed',
     title: `Configuration backup failed (plan ${input.plan})`,
-    message: `The ${how(input.scheduled)} backup of the configuration (plan ${input.plan}) failed: ${input.reason}. The previous snapshots are untouched; fix the cause, then run it again (appliance backups run ${input.plan}).`,
+    message: `The ${how(input.scheduled)} backup of the configuration (plan ${input.plan}) failed: ${clause(input.reason)}. The previous snapshots are untouched; fix the cause, then run it again (appliance backups run ${input.plan}).`,
   };
 }
 
@@ -37,7 +40,7 @@ export function appdataBackupFailed(input: {
   scheduled: boolean;
 }): RaisedEvent {
   const stacks = input.failures.filter((f) => f.part.kind === 'stack');
-  const what = input.failures.map((f) => `${partLabel(f.part)}: ${f.reason}`).join('; ');
+  const what = input.failures.map((f) => `${partLabel(f.part)}: ${clause(f.reason)}`).join('; ');
   const title =
     input.failures.length === 1
       ? `Backup of ${partLabel(input.failures[0]!.part)} failed (plan ${input.plan})`
@@ -69,6 +72,6 @@ export function drillFailed(input: { plan: string; reason: string; scheduled: bo
   return {
     eventType: 'restore_drill_failed',
     title: `Restore drill failed (plan ${input.plan})`,
-    message: `The ${how(input.scheduled)} restore drill of plan ${input.plan} failed: ${input.reason}. The backups on this disk may not be restorable: run "restic check --read-data" on the repository or run a new backup to another disk, and keep the old disk until a drill passes.`,
+    message: `The ${how(input.scheduled)} restore drill of plan ${input.plan} failed: ${clause(input.reason)}. The backups on this disk may not be restorable: run "restic check --read-data" on the repository or run a new backup to another disk, and keep the old disk until a drill passes.`,
   };
 }

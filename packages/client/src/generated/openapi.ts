@@ -9797,7 +9797,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description no_snapshots, backup_destination_missing, job_running */
+            /** @description backup_destination_missing, job_running */
             409: {
                 headers: {
                     [name: string]: unknown;

@@ -13,7 +13,7 @@ export interface Progress {
 
 /** `18%, 90 MB, 45 MB/s, 180 stripe/s, CPU 12%, 0:03 ETA` (the rates and ETA come once measured). */
 const RUNNING = /^\s*(\d+)%, (\d+) MB(?:, (\d+) MB\/s, \d+ stripe\/s, CPU \d+%, (\d+):(\d+) ETA)?/;
-/** `100% completed, 399 MB accessed in 0:00`. */
+/** `100% completed, 399 MB accessed in 0:00` (`46% completed, …` when the loop was interrupted). */
 const COMPLETED = /^\s*(\d+)% completed, (\d+) MB accessed/;
 const MB = 1_000_000;
 
@@ -55,12 +55,15 @@ export class ProgressTracker {
   addOutputLine(line: string): Progress | null {
     const done = COMPLETED.exec(line);
     if (done) {
+      // SnapRAID prints this line when its block loop ends, also when a SIGINT stopped it early
+      // ("46% completed, 412 MB accessed"): the loop's end, not the work's
+      const percent = Math.min(100, Number(done[1]));
       const bytes = Number(done[2]) * MB;
       this.last = {
-        percent: 100,
+        percent,
         bytesDone: bytes,
-        bytesTotal: bytes,
-        etaSeconds: 0,
+        bytesTotal: percent === 100 ? bytes : estimateTotal(bytes, percent),
+        etaSeconds: percent === 100 ? 0 : null,
         speedMBs: this.last?.speedMBs ?? 0,
       };
       return this.last;
@@ -72,7 +75,7 @@ export class ProgressTracker {
     this.last = {
       percent,
       bytesDone,
-      bytesTotal: percent > 0 ? Math.round((bytesDone * 100) / percent) : null,
+      bytesTotal: estimateTotal(bytesDone, percent),
       etaSeconds: m[4] !== undefined ? Number(m[4]) * 3600 + Number(m[5]) * 60 : null,
       speedMBs: m[3] !== undefined ? Number(m[3]) : (this.last?.speedMBs ?? 0),
     };
@@ -83,3 +86,7 @@ export class ProgressTracker {
     return this.last;
   }
 }
+
+/** The whole run's bytes from the share done (null before anything is done). */
+const estimateTotal = (bytesDone: number, percent: number): number | null =>
+  percent > 0 ? Math.round((bytesDone * 100) / percent) : null;

@@ -149,9 +149,58 @@ describe('snapraid on loop disks', () => {
       },
     });
     expect(r.run.cancelled).toBe(true);
+    // the progress where it stopped, not 100 % (snapraid closes an interrupted loop with
+    // "N% completed, M MB accessed" too)
+    expect(r.run.progress?.percent).toBeLessThan(100);
+    expect(r.run.progress?.etaSeconds).toBeNull();
     const again = await snapraid.sync();
     expect(again.run.exitCode).toBe(0);
     expect((await snapraid.diff()).diff.changes).toBe(false);
+  });
+
+  it('a cancel that arrives once the block loop is done does not cancel: the sync completed', async () => {
+    for (let i = 0; i < 4; i++) await writeRandom(path.join(mnt('disk1'), 'late', `l${i}.bin`), 8 * MiB);
+    const controller = new AbortController();
+    // SIGINT while snapraid saves its state after "100% completed"
+    const r = await snapraid.sync({
+      signal: controller.signal,
+      onProgress: (p) => {
+        if (p.percent === 100) controller.abort();
+      },
+    });
+    expect(controller.signal.aborted).toBe(true);
+    expect([r.run.cancelled, r.run.exitCode, r.run.errorLine]).toEqual([false, 0, null]);
+    expect(r.run.progress).toMatchObject({ percent: 100 });
+    expect((await snapraid.diff()).diff.changes).toBe(false);
+    const { status } = await snapraid.status();
+    expect(status.unsynced).toBe(false);
+  });
+
+  it('a cancelled scrub keeps its progress; one cancelled after its loop completed', async () => {
+    const mid = new AbortController();
+    const stopped = await snapraid.scrub(
+      { percent: 100, olderThanDays: 0 },
+      {
+        signal: mid.signal,
+        onRecord: (rec) => {
+          if (rec.kind === 'msg' && rec.text.startsWith('Scrubbing')) mid.abort();
+        },
+      },
+    );
+    expect(stopped.run.cancelled).toBe(true);
+    expect(stopped.run.progress?.percent ?? 0).toBeLessThan(100);
+    const late = new AbortController();
+    const done = await snapraid.scrub(
+      { percent: 100, olderThanDays: 0 },
+      {
+        signal: late.signal,
+        onProgress: (p) => {
+          if (p.percent === 100) late.abort();
+        },
+      },
+    );
+    expect(late.signal.aborted).toBe(true);
+    expect([done.run.cancelled, done.run.exitCode, done.findings.exit]).toEqual([false, 0, 'ok']);
   });
 
   it('a failed run carries snapraid’s own error line (a data disk that is not there)', async () => {

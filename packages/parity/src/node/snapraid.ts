@@ -35,6 +35,11 @@ export interface RunHandlers {
 export interface SnapraidRun {
   command: string;
   exitCode: number;
+  /**
+   * SnapRAID stopped before its work was done because of `signal` (it said "Stopping for
+   * interruption", or the signal ended it). A cancel that arrived after it had finished its work
+   * (while it saved its state, say) leaves this false: the run completed.
+   */
   cancelled: boolean;
   /** SnapRAID's own error line when it failed (its last fatal or error message), else null. */
   errorLine: string | null;
@@ -74,6 +79,12 @@ export async function requireSnapraid(runner: CommandRunner): Promise<void> {
   await requireTools(runner, ['snapraid', 'setpriv']);
 }
 
+/**
+ * SnapRAID's messages when a SIGINT stopped its block loop (`Stopping for interruption at block
+ * 151`) or came before it (`Not starting for interruption`).
+ */
+const INTERRUPTED = /^(?:Stopping|Not starting) for interruption\b/;
+
 export function createSnapraid(deps: SnapraidDeps): Snapraid {
   const run = async (
     command: string,
@@ -86,6 +97,7 @@ export function createSnapraid(deps: SnapraidDeps): Snapraid {
     const tracker = new ProgressTracker();
     const errors: string[] = [];
     const others: string[] = [];
+    let interrupted = false;
     const result = await deps.runner.run(
       'setpriv',
       ['--pdeathsig', 'INT', '--', snapraid, '-c', deps.configFile, '--log', '>&2', command, ...args],
@@ -104,14 +116,18 @@ export function createSnapraid(deps: SnapraidDeps): Snapraid {
             else h.onOutput?.(line);
             return;
           }
-          if (isErrorMessage(record) && record.kind === 'msg') errors.push(record.text.trim());
+          if (record.kind === 'msg' && INTERRUPTED.test(record.text)) interrupted = true;
+          else if (isErrorMessage(record) && record.kind === 'msg') errors.push(record.text.trim());
           const p = tracker.add(record);
           if (p) h.onProgress?.(p);
           h.onRecord?.(record);
         },
       },
     );
-    const cancelled = result.cancelled === true;
+    // SnapRAID exits 0 after a SIGINT too (it stops at a block boundary and saves its state), and
+    // `diff` finishes its scan whatever: only its own word (or a death by the signal) says it
+    // stopped early
+    const cancelled = result.cancelled === true && (interrupted || !okExit(result.exitCode));
     const failed = !cancelled && !okExit(result.exitCode);
     return {
       command,

@@ -26,6 +26,15 @@ describe('evaluateContainers', () => {
       'failed 3 times in a row; the last check said: "curl: (7) Failed to connect"',
     );
     expect(o.conditions[0]!.message).toContain('docker logs web_app_1');
+    expect(o.unobserved).toEqual([]);
+  });
+  it('a container whose health check has not answered yet (restarted) is unobserved: its condition is kept', () => {
+    const o = evaluateContainers([
+      { name: 'web_app_1', stack: 'web', service: 'app', health: 'starting' },
+      { name: 'web_db_1', stack: 'web', service: 'db', health: 'healthy' },
+    ]);
+    expect(o.conditions).toEqual([]);
+    expect(o.unobserved).toEqual(['container:web/app']);
   });
 });
 

@@ -27,9 +27,16 @@ const oneLine = (s: string, n = 300) => {
   return t.length > n ? `${t.slice(0, n - 1)}…` : t;
 };
 
+/**
+ * A container whose health check has not answered yet (`starting`: just started or restarted, a
+ * backup's stop and start included) is unobserved: a condition it held stays as it is, neither
+ * cleared nor raised again, until Docker knows its health.
+ */
 export function evaluateContainers(containers: readonly ContainerFacts[]): Observation {
   const conditions: Condition[] = [];
+  const unobserved: string[] = [];
   for (const c of containers) {
+    if (c.health === 'starting') unobserved.push(`${CONTAINER_KEY_PREFIX}${thing(c.stack, c.service)}`);
     if (c.health !== 'unhealthy') continue;
     const streak = c.failingStreak ?? null;
     const output = c.lastOutput ? oneLine(c.lastOutput) : '';
@@ -42,7 +49,7 @@ export function evaluateContainers(containers: readonly ContainerFacts[]): Obser
       message: `The container ${c.name} of the stack ${c.stack} (service ${c.service}) is unhealthy: its health check failed${streak ? ` ${streak} time${streak === 1 ? '' : 's'} in a row` : ''}${output ? `; the last check said: "${output}"` : ''}. The app may not answer: look at its log (docker logs ${c.name}) and restart the stack; if it keeps failing, check its settings and free disk space.`,
     });
   }
-  return { conditions };
+  return { conditions, unobserved };
 }
 
 export interface ImageFacts {

@@ -2,7 +2,9 @@
  * A plan's destination for the length of a job: the registered backup disk, attached, mounted at
  * `/mnt/disks/<label>` (mounted by the job when it was not, and unmounted again after; a disk
  * mounted by hand stays mounted), and a liveness check the job runs while restic writes, so a disk
- * that goes away is a clear failure, not a hang.
+ * that goes away is a clear failure, not a hang. A dead mount (the disk stopped answering) is taken
+ * off whoever mounted it: at the end of the job, and at the start of the next one, which then mounts
+ * the disk again.
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -34,8 +36,46 @@ export interface Destination {
   repository(plan: string): string;
   /** Still attached and mounted, and the filesystem answers (a stat within 5 s). */
   alive(): Promise<boolean>;
-  /** Unmounts it when this job mounted it (never powers it down: the next run needs it). */
+  /** A liveness check of this job found the disk not answering. */
+  readonly lost: boolean;
+  /**
+   * Unmounts it when this job mounted it, and takes a dead mount off whoever mounted it (never
+   * powers the disk down: the next run needs it).
+   */
   close(): Promise<void>;
+}
+
+/** The sentence of a job that lost its backup disk: what happened to which disk, and what to do. */
+export const destinationLost = (label: string) =>
+  new AppError(
+    409,
+    'backup_destination_lost',
+    `The backup disk "${label}" stopped answering (unplugged, powered off or failed): re-attach it, then run the job again.`,
+    { label },
+  );
+
+/** What a disk that stopped answering makes a file operation fail with (xfs shut down, device gone). */
+const DISK_GONE = new Set([
+  'EIO',
+  'ENXIO',
+  'ENODEV',
+  'ESTALE',
+  'ENOTCONN',
+  'EROFS',
+  'EUCLEAN',
+  'EFSCORRUPTED',
+]);
+
+/**
+ * The error a backup, drill or restore ends with: its own `AppError`s as they are; an unexpected
+ * failure (EIO on a mkdir, say) while the disk was lost, or one with the errno of a lost disk,
+ * becomes the sentence naming the disk (`backup_destination_lost`) instead of `internal`.
+ */
+export function asDestinationFailure(err: unknown, label: string, dest: Destination | null): unknown {
+  if (err instanceof AppError) return err;
+  const code = (err as NodeJS.ErrnoException | null)?.code;
+  if ((typeof code === 'string' && DISK_GONE.has(code)) || dest?.lost) return destinationLost(label);
+  return err;
 }
 
 const missing = (label: string) =>
@@ -85,29 +125,56 @@ export async function openDestination(ctx: AppContext, label: string): Promise<D
   const { disk } = await checkDestination(ctx, label);
   const mountpoint = externalMountpoint(label);
   const real = path.join(ctx.paths.externalDisksDir, label);
-  let mountedHere = false;
-  if (!mountedTargets(disk).includes(mountpoint)) {
-    const r = await mountExternal(mountDeps(ctx, null), label);
-    mountedHere = r.mounted;
-  }
   const kernelName = path.basename(disk.device);
+  const mounted = async () =>
+    parseMountInfo(await fs.readFile(path.join(ctx.paths.procDir, 'self/mountinfo'), 'utf8')).some(
+      (m) => m.target === real,
+    );
+  let lost = false;
   const alive = async (): Promise<boolean> => {
     const present = await fs.stat(path.join(ctx.paths.sysClassBlock, kernelName)).then(
       () => true,
       () => false,
     );
-    if (!present) return false;
-    const mounts = parseMountInfo(await fs.readFile(path.join(ctx.paths.procDir, 'self/mountinfo'), 'utf8'));
-    if (!mounts.some((m) => m.target === real)) return false;
-    const answered = await withTimeout(
-      fs.stat(real).then(
-        () => true,
-        () => false,
-      ),
-      5_000,
-    );
-    return answered === true;
+    const answered =
+      present &&
+      (await mounted()) &&
+      (await withTimeout(
+        fs.stat(real).then(
+          () => true,
+          () => false,
+        ),
+        5_000,
+      )) === true;
+    if (!answered) lost = true;
+    return answered;
   };
+  /**
+   * A mount whose disk stopped answering is taken off the tree (a lazy unmount when a plain one
+   * fails), so the disk mounts again once it answers and nothing writes into the mountpoint folder.
+   */
+  const takeOffDeadMount = async () => {
+    if (await mounted()) {
+      ctx.logger.warn('backup destination: taking off a dead mount', { label });
+      const r = await ctx.runner.run('umount', [real], { timeoutMs: 60_000 }).catch(() => null);
+      if (r?.exitCode !== 0)
+        await ctx.runner.run('umount', ['-l', real], { timeoutMs: 60_000 }).catch(() => null);
+    }
+    await removeMountpoint(real);
+  };
+  let mountedHere = false;
+  let isMounted = mountedTargets(disk).includes(mountpoint);
+  if (isMounted && !(await alive())) {
+    // mounted (by hand, or left by a run the disk died under) but not answering: mounted afresh
+    await takeOffDeadMount();
+    if (await mounted()) throw destinationLost(label);
+    isMounted = false;
+    lost = false;
+  }
+  if (!isMounted) {
+    const r = await mountExternal(mountDeps(ctx, null), label);
+    mountedHere = r.mounted;
+  }
   return {
     label,
     mountpoint,
@@ -117,20 +184,24 @@ export async function openDestination(ctx: AppContext, label: string): Promise<D
     device: disk.device,
     repository: (plan) => ctx.paths.real(repositoryPath(mountpoint, plan)),
     alive,
+    get lost() {
+      return lost;
+    },
     async close() {
-      if (!mountedHere) return;
+      if (!mountedHere) {
+        // the user's mount stays as it was, unless the disk died under it
+        if (!(await mounted()) || (await alive())) return;
+        await takeOffDeadMount();
+        return;
+      }
       try {
         await ejectExternal(mountDeps(ctx, null), label, { powerDown: false });
         return;
       } catch (err) {
         ctx.logger.warn('backup destination: unmount after the job failed', { label, error: String(err) });
       }
-      // A disk that went away mid-run: its dead mount is taken off the tree so a re-attached disk
-      // mounts again, and nothing can write into the mountpoint folder.
-      const r = await ctx.runner.run('umount', [real], { timeoutMs: 60_000 }).catch(() => null);
-      if (r?.exitCode !== 0)
-        await ctx.runner.run('umount', ['-l', real], { timeoutMs: 60_000 }).catch(() => null);
-      await removeMountpoint(real);
+      // a disk that went away mid-run
+      await takeOffDeadMount();
     },
   };
 }

@@ -24,10 +24,11 @@ import {
 } from '@appliance/backups';
 import { AppError, isoMillis } from '@appliance/common';
 import type { AppContext } from '../../context.ts';
-import type { JobImplementation } from '@appliance/jobs';
+import type { JobHandle, JobImplementation } from '@appliance/jobs';
 import type { RunParams } from './kinds.ts';
 import { openPlanRestic } from './adapters.ts';
-import { openPlanForJob, watched } from './run-job.ts';
+import type { Destination } from './destination.ts';
+import { onDestination, openPlanForJob, watched } from './run-job.ts';
 import { readState, recordDrill } from './store.ts';
 
 /** Check groups: drill n reads data packs group (n mod 10) + 1 of 10. */
@@ -51,131 +52,137 @@ const NO_UNIX_METADATA = new Set(['exfat', 'vfat']);
 export function drillJobImplementation(
   ctx: AppContext,
 ): JobImplementation<RunParams, Record<string, unknown>> {
-  return {
-    async run(job, params) {
-      const { plan, dest, tmp } = await openPlanForJob(ctx, job, params.plan);
-      const scratch = ctx.paths.real(drillScratchPath(dest.mountpoint, job.id));
-      const drillNumber = readState(ctx.db, plan.name)?.drillCount ?? 0;
-      const subset = `${(drillNumber % CHECK_GROUPS) + 1}/${CHECK_GROUPS}`;
-      let check: { subset: string; error: string | null } = { subset, error: null };
-      const parts: DrillPartResult[] = [];
+  const drill = async (job: JobHandle, params: RunParams, seen: { dest: Destination | null }) => {
+    const { plan, dest, tmp } = await openPlanForJob(ctx, job, params.plan, seen);
+    const scratch = ctx.paths.real(drillScratchPath(dest.mountpoint, job.id));
+    const drillNumber = readState(ctx.db, plan.name)?.drillCount ?? 0;
+    const subset = `${(drillNumber % CHECK_GROUPS) + 1}/${CHECK_GROUPS}`;
+    let check: { subset: string; error: string | null } = { subset, error: null };
+    const parts: DrillPartResult[] = [];
+    try {
+      const restic = await openPlanRestic(ctx, plan, dest.repository(plan.name), tmp.dir);
       try {
-        const restic = await openPlanRestic(ctx, plan, dest.repository(plan.name), tmp.dir);
-        try {
-          if (!(await restic.exists()))
-            throw new AppError(
-              409,
-              'no_snapshots',
-              `Plan ${plan.name} has no repository on "${plan.destination}" yet: run a backup first.`,
-            );
-          await restic.unlockStale();
-          job.phase(`check ${subset}`, { cancellable: true });
-          const c = await watched(dest, job, (signal) =>
-            restic.check(subset, { signal, onOutput: (l) => job.output(l), onSpawn: (p) => job.pid(p) }),
+        if (!(await restic.exists()))
+          throw new AppError(
+            409,
+            'no_snapshots',
+            `Plan ${plan.name} has no repository on "${plan.destination}" yet: run a backup first.`,
           );
-          if (c.cancelled && !c.lost) return null;
-          check = { subset, error: c.lost ? `the backup disk stopped answering` : c.errorLine };
-          const { run, snapshots } = await restic.snapshots();
-          if (run.errorLine !== null)
-            throw new AppError(500, 'drill_failed', `restic snapshots failed: ${run.errorLine}`);
-          const wanted = new Set(partsOf(plan).map(partKey));
-          const latest = new Map<string, (typeof snapshots)[number]>();
-          for (const s of [...snapshots].sort((a, b) => Date.parse(a.time) - Date.parse(b.time))) {
-            const part = partOfTags(s.tags);
-            if (part && wanted.has(partKey(part))) latest.set(partKey(part), s);
-          }
-          if (latest.size === 0)
-            throw new AppError(
-              409,
-              'no_snapshots',
-              `Plan ${plan.name} has no snapshot yet: run a backup first.`,
-            );
-          await fs.mkdir(scratch, { recursive: true, mode: 0o700 });
-          const unix = !NO_UNIX_METADATA.has(dest.filesystem ?? '');
-          for (const [key, snap] of latest) {
-            if (job.signal.aborted) return null;
-            const part = partOfTags(snap.tags)!;
-            job.phase(`restore ${partLabel(part)}`, { cancellable: true });
-            const { run: lsRun, nodes } = await restic.ls(snap.id, { signal: job.signal });
-            if (lsRun.cancelled) return null;
-            if (lsRun.errorLine !== null) {
-              parts.push({
-                part,
-                snapshot: snap.shortId,
-                whole: false,
-                files: 0,
-                bytes: 0,
-                differences: [],
-                error: `restic ls: ${lsRun.errorLine}`,
-              });
-              continue;
-            }
-            const free = await fs.statfs(scratch);
-            const budget = Math.max(0, Math.floor(free.bavail * free.bsize * (1 - SCRATCH_RESERVE)));
-            const sample = drillSample(nodes, budget, job.id);
-            const target = path.join(scratch, key.replace(':', '-'));
-            await fs.mkdir(target, { mode: 0o700 });
-            const restored = await watched(dest, job, (signal) =>
-              restic.restore(
-                {
-                  snapshot: snap.id,
-                  target,
-                  verify: true,
-                  ...(sample.whole ? {} : { include: sample.paths.map(includePattern) }),
-                },
-                { signal, onOutput: (l) => job.output(l), onSpawn: (p) => job.pid(p) },
-              ),
-            );
-            if (restored.cancelled && !restored.lost) return null;
-            const differences = restored.errorLine
-              ? []
-              : compareTrees(nodes, await readTree(target), {
-                  modes: unix,
-                  owners: unix,
-                  ...(sample.whole ? {} : { only: sample.paths }),
-                });
+        await restic.unlockStale();
+        job.phase(`check ${subset}`, { cancellable: true });
+        const c = await watched(dest, job, (signal) =>
+          restic.check(subset, { signal, onOutput: (l) => job.output(l), onSpawn: (p) => job.pid(p) }),
+        );
+        if (c.cancelled && !c.lost) return null;
+        check = {
+          subset,
+          error: c.lost
+            ? `the backup disk "${dest.label}" stopped answering: re-attach it and run the drill again`
+            : c.errorLine,
+        };
+        const { run, snapshots } = await restic.snapshots();
+        if (run.errorLine !== null)
+          throw new AppError(500, 'drill_failed', `restic snapshots failed: ${run.errorLine}`);
+        const wanted = new Set(partsOf(plan).map(partKey));
+        const latest = new Map<string, (typeof snapshots)[number]>();
+        for (const s of [...snapshots].sort((a, b) => Date.parse(a.time) - Date.parse(b.time))) {
+          const part = partOfTags(s.tags);
+          if (part && wanted.has(partKey(part))) latest.set(partKey(part), s);
+        }
+        if (latest.size === 0)
+          throw new AppError(
+            409,
+            'no_snapshots',
+            `Plan ${plan.name} has no snapshot in its repository on "${plan.destination}" yet: run a backup first.`,
+          );
+        await fs.mkdir(scratch, { recursive: true, mode: 0o700 });
+        const unix = !NO_UNIX_METADATA.has(dest.filesystem ?? '');
+        for (const [key, snap] of latest) {
+          if (job.signal.aborted) return null;
+          const part = partOfTags(snap.tags)!;
+          job.phase(`restore ${partLabel(part)}`, { cancellable: true });
+          const { run: lsRun, nodes } = await restic.ls(snap.id, { signal: job.signal });
+          if (lsRun.cancelled) return null;
+          if (lsRun.errorLine !== null) {
             parts.push({
               part,
               snapshot: snap.shortId,
-              whole: sample.whole,
-              files: sample.whole ? nodes.filter((n) => n.type === 'file').length : sample.paths.length,
-              bytes: sample.bytes,
-              differences: differences.slice(0, 50),
-              error: restored.lost
-                ? 'the backup disk stopped answering'
-                : restored.errorLine
-                  ? `restic restore --verify: ${restored.errorLine}`
-                  : differences.length > 0
-                    ? `${differences.length} difference(s) between the restored files and the snapshot, e.g. ${differences[0]!.path}: ${differences[0]!.what}`
-                    : null,
+              whole: false,
+              files: 0,
+              bytes: 0,
+              differences: [],
+              error: `restic ls: ${lsRun.errorLine}`,
             });
-            await fs.rm(target, { recursive: true, force: true });
+            continue;
           }
-        } finally {
-          await restic.close();
+          const free = await fs.statfs(scratch);
+          const budget = Math.max(0, Math.floor(free.bavail * free.bsize * (1 - SCRATCH_RESERVE)));
+          const sample = drillSample(nodes, budget, job.id);
+          const target = path.join(scratch, key.replace(':', '-'));
+          await fs.mkdir(target, { mode: 0o700 });
+          const restored = await watched(dest, job, (signal) =>
+            restic.restore(
+              {
+                snapshot: snap.id,
+                target,
+                verify: true,
+                ...(sample.whole ? {} : { include: sample.paths.map(includePattern) }),
+              },
+              { signal, onOutput: (l) => job.output(l), onSpawn: (p) => job.pid(p) },
+            ),
+          );
+          if (restored.cancelled && !restored.lost) return null;
+          const differences = restored.errorLine
+            ? []
+            : compareTrees(nodes, await readTree(target), {
+                modes: unix,
+                owners: unix,
+                ...(sample.whole ? {} : { only: sample.paths }),
+              });
+          parts.push({
+            part,
+            snapshot: snap.shortId,
+            whole: sample.whole,
+            files: sample.whole ? nodes.filter((n) => n.type === 'file').length : sample.paths.length,
+            bytes: sample.bytes,
+            differences: differences.slice(0, 50),
+            error: restored.lost
+              ? `the backup disk "${dest.label}" stopped answering: re-attach it and run the drill again`
+              : restored.errorLine
+                ? `restic restore --verify: ${restored.errorLine}`
+                : differences.length > 0
+                  ? `${differences.length} difference(s) between the restored files and the snapshot, e.g. ${differences[0]!.path}: ${differences[0]!.what}`
+                  : null,
+          });
+          await fs.rm(target, { recursive: true, force: true });
         }
       } finally {
-        await fs.rm(scratch, { recursive: true, force: true }).catch(() => undefined);
-        await tmp.done().catch(() => undefined);
-        job.phase('unmount');
-        await dest.close();
+        await restic.close();
       }
-      const reasons = [
-        ...(check.error ? [`restic check --read-data-subset ${check.subset}: ${check.error}`] : []),
-        ...parts.filter((p) => p.error).map((p) => `${partLabel(p.part)}: ${p.error}`),
-      ];
-      if (reasons.length > 0)
-        throw new AppError(
-          500,
-          'drill_failed',
-          `The restore drill of plan ${plan.name} failed: ${reasons.join('; ')}.`,
-          {
-            check,
-            parts,
-          },
-        );
-      return { check, parts };
-    },
+    } finally {
+      await fs.rm(scratch, { recursive: true, force: true }).catch(() => undefined);
+      await tmp.done().catch(() => undefined);
+      job.phase('unmount');
+      await dest.close();
+    }
+    const reasons = [
+      ...(check.error ? [`restic check --read-data-subset ${check.subset}: ${check.error}`] : []),
+      ...parts.filter((p) => p.error).map((p) => `${partLabel(p.part)}: ${p.error}`),
+    ];
+    if (reasons.length > 0)
+      throw new AppError(
+        500,
+        'drill_failed',
+        `The restore drill of plan ${plan.name} failed: ${reasons.join('; ')}.`,
+        {
+          check,
+          parts,
+        },
+      );
+    return { check, parts };
+  };
+  return {
+    run: (job, params) => onDestination(params.destination, (seen) => drill(job, params, seen)),
     async after(view) {
       const params = view.params;
       const at = view.endedAt ?? isoMillis(ctx.clock.now());

@@ -24,7 +24,7 @@ import type { AppContext } from '../../context.ts';
 import type { JobHandle, JobImplementation } from '@appliance/jobs';
 import type { RestoreParams } from './kinds.ts';
 import { openPlanRestic, stackControl } from './adapters.ts';
-import { APPDATA_ROOT, openPlanForJob, watched } from './run-job.ts';
+import { APPDATA_ROOT, onDestination, openPlanForJob, pauseStackWatch, watched } from './run-job.ts';
 
 export type { RestoreParams } from './kinds.ts';
 
@@ -94,27 +94,28 @@ export function restoreJobImplementation(
   ctx: AppContext,
 ): JobImplementation<RestoreParams, Record<string, unknown>> {
   return {
-    async run(job, params) {
-      const { plan, dest, tmp } = await openPlanForJob(ctx, job, params.plan);
-      try {
-        const restic = await openPlanRestic(ctx, plan, dest.repository(plan.name), tmp.dir);
+    run: (job, params) =>
+      onDestination(params.destination, async (seen) => {
+        const { plan, dest, tmp } = await openPlanForJob(ctx, job, params.plan, seen);
         try {
-          if (!(await restic.exists()))
-            throw new AppError(
-              404,
-              'snapshot_not_found',
-              `Plan ${plan.name} has no repository on "${plan.destination}".`,
-            );
-          return await restore(ctx, job, params, restic, dest);
+          const restic = await openPlanRestic(ctx, plan, dest.repository(plan.name), tmp.dir);
+          try {
+            if (!(await restic.exists()))
+              throw new AppError(
+                404,
+                'snapshot_not_found',
+                `Plan ${plan.name} has no repository on "${plan.destination}".`,
+              );
+            return await restore(ctx, job, params, restic, dest);
+          } finally {
+            await restic.close();
+          }
         } finally {
-          await restic.close();
+          await tmp.done().catch(() => undefined);
+          job.phase('unmount');
+          await dest.close();
         }
-      } finally {
-        await tmp.done().catch(() => undefined);
-        job.phase('unmount');
-        await dest.close();
-      }
-    },
+      }),
   };
 }
 
@@ -212,7 +213,7 @@ async function restore(
       throw new AppError(
         500,
         'restore_failed',
-        'The backup disk stopped answering during the restore: re-attach it and restore again.',
+        `The backup disk "${dest.label}" stopped answering during the restore: re-attach it and restore again. What restic wrote is in ${params.folder}.`,
       );
     if (r.cancelled) return null;
     if (r.errorLine !== null)
@@ -243,11 +244,16 @@ async function restore(
   for (const r of roots) await assertNoLinks(ctx, base, path.join(base, r));
   let wasRunning = false;
   let started = false;
+  let unpause: (() => void) | null = null;
   if (stackName && stackExists) {
     wasRunning = (await stacks.running(stackName)).length > 0;
     if (wasRunning) {
       job.phase('stop the stack');
-      await stacks.stop(stackName);
+      unpause = pauseStackWatch(ctx, stackName);
+      await stacks.stop(stackName).catch((err: unknown) => {
+        unpause?.();
+        throw err;
+      });
     }
   }
   const moved: { from: string; to: string }[] = [];
@@ -290,7 +296,7 @@ async function restore(
       throw new AppError(
         500,
         'restore_failed',
-        `${r.lost ? 'The backup disk stopped answering during the restore' : `restic restore failed: ${r.errorLine ?? 'stopped'}`}. Nothing changed: the files that were there are back in place.`,
+        `${r.lost ? `The backup disk "${dest.label}" stopped answering during the restore (re-attach it and restore again)` : `restic restore failed: ${r.errorLine ?? 'stopped'}`}. Nothing changed: the files that were there are back in place.`,
       );
     }
   } finally {
@@ -303,6 +309,7 @@ async function restore(
         (err: unknown) => job.output(`the stack ${stackName} did not start: ${String(err)}`),
       );
     }
+    unpause?.();
   }
   const logical = (p: string) => ctx.paths.logical(p) ?? p;
   return {

@@ -25,12 +25,13 @@ import {
   snapshotTags,
 } from '@appliance/backups';
 import { AppError, isoMillis } from '@appliance/common';
+import { CONTAINER_KEY_PREFIX } from '@appliance/watchers';
 import type { AppContext } from '../../context.ts';
 import type { JobHandle, JobImplementation } from '@appliance/jobs';
 import type { BackupRunResult, PartResult, RunParams } from './kinds.ts';
 import { readSettings } from '../settings/index.ts';
 import { jobTempDir, openPlanRestic, passwordMissing, stackControl, writeConfigArchive } from './adapters.ts';
-import { type Destination, openDestination } from './destination.ts';
+import { asDestinationFailure, type Destination, openDestination } from './destination.ts';
 import { checkStaleness } from './schedules.ts';
 import {
   forgetSnapshots,
@@ -54,15 +55,46 @@ const lostLine = (label: string) =>
   `the backup disk "${label}" stopped answering during the run (unplugged or failed): re-attach it and run the backup again`;
 
 /**
+ * A job of a plan (run, drill, restore): an unexpected failure because the backup disk stopped
+ * answering ends it with the sentence naming the disk, never `internal`.
+ */
+export async function onDestination<T>(
+  label: string,
+  work: (seen: { dest: Destination | null }) => Promise<T>,
+): Promise<T> {
+  const seen: { dest: Destination | null } = { dest: null };
+  try {
+    return await work(seen);
+  } catch (err) {
+    throw asDestinationFailure(err, label, seen.dest);
+  }
+}
+
+/**
  * The start of every job of a plan (run, drill, restore): the plan with its repository password,
  * its destination mounted (phase `destination`) and a private temporary directory.
  */
-export async function openPlanForJob(ctx: AppContext, job: JobHandle, name: string) {
+/**
+ * Pauses the watch of a stack's containers while a job stops and starts it on purpose (a backup
+ * or a restore): a condition that held before the stop and holds after is the same condition.
+ */
+export function pauseStackWatch(ctx: AppContext, stack: string): () => void {
+  return ctx.watchers.pause([`${CONTAINER_KEY_PREFIX}${stack}/`]);
+}
+
+export async function openPlanForJob(
+  ctx: AppContext,
+  job: JobHandle,
+  name: string,
+  /** Gets the destination once it is open (for `asDestinationFailure`). */
+  seen?: { dest: Destination | null },
+) {
   const plan = readPlan(ctx.db, name);
   if (!plan) throw planNotFound(name);
   if (plan.sealedPassword === null) throw passwordMissing(plan.name);
   job.phase('destination');
   const dest = await openDestination(ctx, plan.destination);
+  if (seen) seen.dest = dest;
   const tmp = await jobTempDir(ctx, job.id);
   return { plan, dest, tmp };
 }
@@ -139,6 +171,7 @@ async function backupPart(
   let paths: string[];
   let tags: string[];
   let stopped = false;
+  let unpause: (() => void) | null = null;
   const stacks = stackControl(ctx);
   try {
     if (part.kind === 'config') {
@@ -173,8 +206,10 @@ async function backupPart(
       );
       if (!part.keepRunning && (await stacks.running(part.name)).length > 0) {
         job.output(`stopping the stack ${part.name} for a consistent copy`);
-        await stacks.stop(part.name);
+        // its containers' conditions (unhealthy) are not news while the backup stops and starts it
+        unpause = pauseStackWatch(ctx, part.name);
         stopped = true;
+        await stacks.stop(part.name);
       }
     }
     const run = await watched(dest, job, (signal) =>
@@ -244,6 +279,8 @@ async function backupPart(
         job.output(`the stack ${part.name} did not start again: ${restart.failure}`);
       });
     }
+    // started again: its health checks answer `starting` until they know (unobserved as well)
+    unpause?.();
   }
 }
 
@@ -357,70 +394,71 @@ export function runJobImplementation(ctx: AppContext): JobImplementation<RunPara
       ctx.logger.error('backup event not raised', { eventType: e.eventType, error: String(err) });
     }
   };
-  return {
-    async run(job, params) {
-      const { plan, dest, tmp } = await openPlanForJob(ctx, job, params.plan);
-      const results: PartResult[] = [];
-      let retention: RetentionResult | null = null;
-      const parts = partsOf(plan);
+  const runPlan = async (job: JobHandle, params: RunParams, seen: { dest: Destination | null }) => {
+    const { plan, dest, tmp } = await openPlanForJob(ctx, job, params.plan, seen);
+    const results: PartResult[] = [];
+    let retention: RetentionResult | null = null;
+    const parts = partsOf(plan);
+    try {
+      const restic = await openPlanRestic(ctx, plan, dest.repository(plan.name), tmp.dir);
       try {
-        const restic = await openPlanRestic(ctx, plan, dest.repository(plan.name), tmp.dir);
-        try {
-          const { created } = await ensureRepository(restic);
-          for (const [index, part] of parts.entries()) {
-            if (job.signal.aborted) break;
-            const lost = !(await dest.alive());
-            if (lost || results.some((r) => r.error === lostLine(dest.label))) {
-              results.push({
-                part: part.kind === 'config' ? { kind: 'config' } : { kind: part.kind, name: part.name },
-                state: 'failed',
-                snapshot: null,
-                files: null,
-                bytes: null,
-                dataAdded: null,
-                seconds: 0,
-                error: lostLine(dest.label),
-                note: null,
-              });
-              continue;
-            }
-            job.phase(`${partLabel(part)} (${index + 1}/${parts.length})`, { cancellable: true });
-            results.push(
-              await backupPartAndRestart(ctx, job, plan, part, restic, dest, tmp.dir, {
-                index,
-                count: parts.length,
-              }),
-            );
+        const { created } = await ensureRepository(restic);
+        for (const [index, part] of parts.entries()) {
+          if (job.signal.aborted) break;
+          const lost = !(await dest.alive());
+          if (lost || results.some((r) => r.error === lostLine(dest.label))) {
+            results.push({
+              part: part.kind === 'config' ? { kind: 'config' } : { kind: part.kind, name: part.name },
+              state: 'failed',
+              snapshot: null,
+              files: null,
+              bytes: null,
+              dataAdded: null,
+              seconds: 0,
+              error: lostLine(dest.label),
+              note: null,
+            });
+            continue;
           }
-          // a repository made by this run holds only its snapshots: nothing to forget today
-          if (created) {
-            const at = isoMillis(ctx.clock.now());
-            await ctx.writes.run((db) => updateState(db, plan.name, at, { lastRetentionAt: at }));
-          } else if (
-            !job.signal.aborted &&
-            results.some((r) => r.state === 'succeeded') &&
-            (await dest.alive())
-          )
-            retention = await applyRetention(ctx, job, plan, restic);
-        } finally {
-          await restic.close();
+          job.phase(`${partLabel(part)} (${index + 1}/${parts.length})`, { cancellable: true });
+          results.push(
+            await backupPartAndRestart(ctx, job, plan, part, restic, dest, tmp.dir, {
+              index,
+              count: parts.length,
+            }),
+          );
         }
+        // a repository made by this run holds only its snapshots: nothing to forget today
+        if (created) {
+          const at = isoMillis(ctx.clock.now());
+          await ctx.writes.run((db) => updateState(db, plan.name, at, { lastRetentionAt: at }));
+        } else if (
+          !job.signal.aborted &&
+          results.some((r) => r.state === 'succeeded') &&
+          (await dest.alive())
+        )
+          retention = await applyRetention(ctx, job, plan, restic);
       } finally {
-        await tmp.done().catch(() => undefined);
-        job.phase('unmount');
-        await dest.close();
+        await restic.close();
       }
-      if (job.signal.aborted) return { parts: results, retention };
-      const failed = results.filter((r) => r.state === 'failed');
-      if (failed.length > 0)
-        throw new AppError(
-          500,
-          'backup_failed',
-          `The backup of plan ${plan.name} failed for ${failed.map((f) => `${partLabel(f.part)} (${f.error})`).join('; ')}.${results.some((r) => r.state === 'succeeded') ? ' The other parts were backed up.' : ''}`,
-          { parts: results, retention },
-        );
-      return { parts: results, retention };
-    },
+    } finally {
+      await tmp.done().catch(() => undefined);
+      job.phase('unmount');
+      await dest.close();
+    }
+    if (job.signal.aborted) return { parts: results, retention };
+    const failed = results.filter((r) => r.state === 'failed');
+    if (failed.length > 0)
+      throw new AppError(
+        500,
+        'backup_failed',
+        `The backup of plan ${plan.name} failed for ${failed.map((f) => `${partLabel(f.part)} (${f.error})`).join('; ')}.${results.some((r) => r.state === 'succeeded') ? ' The other parts were backed up.' : ''}`,
+        { parts: results, retention },
+      );
+    return { parts: results, retention };
+  };
+  return {
+    run: (job, params) => onDestination(params.destination, (seen) => runPlan(job, params, seen)),
     async after(view) {
       const params = view.params;
       const at = view.endedAt ?? isoMillis(ctx.clock.now());

@@ -4,7 +4,7 @@
  * @appliance/parity; snapraid runs through its adapter; events go through the notification path.
  */
 import fs from 'node:fs/promises';
-import { type ArraySlot, isMountedAt } from '@appliance/array-planner';
+import { type ArraySlot, isMountedAt, snapraidDiskName } from '@appliance/array-planner';
 import { AppError, isoMillis } from '@appliance/common';
 import {
   createSnapraid,
@@ -144,6 +144,16 @@ export function failed(run: SnapraidRun, code: string, what: string): AppError |
   });
 }
 
+/** Every data disk's metadata as not saved, for `reason`. */
+function notSaved(ctx: AppContext, reason: string): MetadataOutcome {
+  return {
+    saved: [],
+    skipped: listSlots(ctx.db)
+      .filter((s) => s.role === 'data')
+      .map((s) => ({ disk: snapraidDiskName('data', s.roleIndex), mountpoint: s.mountpoint, reason })),
+  };
+}
+
 async function recordStatus(ctx: AppContext, job: JobHandle): Promise<void> {
   job.phase('status', { cancellable: true });
   const snapraid = createSnapraid({ runner: ctx.runner, configFile: ctx.paths.snapraidConf });
@@ -179,13 +189,22 @@ export interface SyncOutcome {
  * guard (a block throws `JobBlocked`) → touch → sync → the recorded diff → the metadata of every
  * data disk. `phase` reports all of it under one cancellable phase name (a disk job's `presync` /
  * `sync`) instead of `diff`/`touch`/`sync`/`metadata`; `onlyIfChanged` stops after the diff when
- * it found nothing to sync (a disk job's sync before it starts). Resolves null when cancelled;
- * throws `AppError` when snapraid fails.
+ * it found nothing to sync (a disk job's sync before it starts). Resolves null when cancelled
+ * before snapraid completed the sync (a cancel snapraid did not act on because it had finished is
+ * no cancel); throws `AppError` when snapraid fails.
  */
 export async function syncParity(
   ctx: AppContext,
   job: JobHandle,
-  params: SyncParams & { phase?: string; onlyIfChanged?: boolean },
+  params: SyncParams & {
+    phase?: string;
+    onlyIfChanged?: boolean;
+    /**
+     * Called once snapraid has completed the sync (parity written, state saved). With it, a cancel
+     * after that point only skips the metadata (named in the outcome) instead of resolving null.
+     */
+    onSynced?: () => void;
+  },
 ): Promise<SyncOutcome | null> {
   const enter = (name: string) => {
     if (params.phase === undefined) job.phase(name, { cancellable: true });
@@ -204,6 +223,8 @@ export async function syncParity(
   await ctx.writes.run((db) =>
     updateParityState(db, { lastDiff: { ...diff, at: isoMillis(now), jobId: job.id } }),
   );
+  // snapraid finishes a diff whatever SIGINT says: a cancel during it stops the job here
+  if (job.signal.aborted) return null;
 
   const decision = decideSync({
     diff,
@@ -237,7 +258,7 @@ export async function syncParity(
   if (settings.touchBeforeSync && (state.lastStatus?.zeroSubsecondFiles ?? 0) > 0) {
     enter('touch');
     const touched = await snapraid.touch(handlers(job));
-    if (touched.run.cancelled) return null;
+    if (touched.run.cancelled || job.signal.aborted) return null;
   }
 
   enter('sync');
@@ -257,15 +278,16 @@ export async function syncParity(
       },
     }),
   );
+  params.onSynced?.();
   enter('metadata');
   const metadata = await saveArrayMetadata(ctx, job);
-  if (metadata === null) return null;
+  if (metadata === null && !params.onSynced) return null;
   return {
     changes: counts,
     reason: syncReason(decision.reason, bytes),
     forced: params.force,
     bytes,
-    metadata,
+    metadata: metadata ?? notSaved(ctx, 'the job was cancelled before it was saved'),
   };
 }
 
@@ -276,7 +298,8 @@ export function syncImplementation(
     async run(job, params) {
       const started = Date.now();
       await requireWholeArray(ctx, job, 'parity sync');
-      const outcome = await syncParity(ctx, job, params);
+      // once snapraid completed the sync the job succeeds, even when a cancel arrives meanwhile
+      const outcome = await syncParity(ctx, job, { ...params, onSynced: () => job.completed() });
       if (outcome === null) return null;
       await recordStatus(ctx, job);
       return { ...outcome, seconds: Math.round((Date.now() - started) / 100) / 10 };
@@ -309,6 +332,7 @@ export function scrubImplementation(ctx: AppContext): JobImplementation<ScrubPar
       if (run.cancelled) return null;
       const failure = failed(run, 'scrub_failed', 'scrub');
       if (failure) throw failure;
+      job.completed(); // the scrub is done: a cancel from here on is too late
       await recordStatus(ctx, job);
       return {
         percent: params.percent,

@@ -38,6 +38,54 @@ describe('parity sync and scrub on a real array', () => {
       (e: { code: number; stdout: string }) => ({ code: e.code, out: e.stdout }),
     );
 
+  /**
+   * Cancels the job `id()` when the snapraid sync (or scrub) the server runs (for real) prints a
+   * stdout line matching `pattern`. snapraid is frozen (SIGSTOP) until the cancel has been accepted and
+   * its SIGINT sent, so the point of the cancel is exact whatever the machine's speed. Returns the
+   * undo and the cancel's answer.
+   */
+  const cancelAtSnapraidLine = (pattern: RegExp, id: () => string, tool: 'sync' | 'scrub' = 'sync') => {
+    const runner = lab.runner;
+    const original = runner.run;
+    let answer: Promise<{ state: string }> | null = null;
+    runner.run = (command, args, options) => {
+      const onLine = options?.onLine;
+      if (!onLine || !args.includes(tool)) return original.call(runner, command, args, options);
+      let pid = 0;
+      let matched = false;
+      let later = false;
+      return original.call(runner, command, args, {
+        ...options,
+        onSpawn: (p) => {
+          pid = p;
+          options?.onSpawn?.(p);
+        },
+        onLine: (line, stream) => {
+          onLine(line, stream);
+          if (stream !== 'stdout') return;
+          // a line read in one chunk with the loop's closing line was history when it was read
+          // (the reader lagged): only a match that is the last progress of its chunk counts
+          if (/^\s*\d+% completed/.test(line)) later = false;
+          if (answer !== null || matched || !pattern.test(line)) return;
+          matched = true;
+          later = true;
+          queueMicrotask(() => {
+            matched = false;
+            if (!later || answer !== null) return;
+            process.kill(pid, 'SIGSTOP');
+            answer = lab.s.server.ctx.jobs.cancel(id(), null).finally(() => process.kill(pid, 'SIGCONT'));
+          });
+        },
+      });
+    };
+    return {
+      restore: () => {
+        runner.run = original;
+      },
+      answer: () => answer,
+    };
+  };
+
   const startSync = async (body: Record<string, unknown> = {}) => {
     const r = await lab.s.call('POST', '/disks/array/parity/sync', body);
     expect(r.status, r.text).toBe(202);
@@ -192,22 +240,88 @@ describe('parity sync and scrub on a real array', () => {
     expect(await sha256File(onDisk.file)).toBe(files.get(rel!));
   }, 300_000);
 
-  it('cancel: a running sync ends cancelled, snapraid exited cleanly, the next sync completes', async () => {
-    const big = await writeFiles(pool(), 12, () => 40 * MiB, 'big');
-    const id = await startSync();
-    await eventually(async () => {
-      const j = (await lab.s.call('GET', `/jobs/${id}`)).body;
-      return j.phase === 'sync' && j.cancellable ? true : undefined;
-    });
-    const c = await lab.s.call('DELETE', `/jobs/${id}`);
-    expect(c.status).toBe(202);
-    const job = await waitJob(lab.s, id);
-    expect(job.state).toBe('cancelled');
+  it('cancel: a running sync ends cancelled with the progress it had, snapraid exited cleanly, the next sync completes', async () => {
+    // enough for a block loop of a few seconds: snapraid prints a progress line about every half second
+    const big = await writeFiles(pool(), 20, () => 40 * MiB, 'big');
+    let id = '';
+    // cancelled inside snapraid's block loop, at its first progress line with work done
+    const at = cancelAtSnapraidLine(/^\s*[1-9]\d?%, \d+ MB/, () => id);
+    try {
+      id = await startSync();
+      const job = await waitJob(lab.s, id);
+      expect((await at.answer())?.state).toBe('running');
+      expect(job.state).toBe('cancelled');
+      // where snapraid stopped, not 100 % (it closes an interrupted loop with "N% completed" too)
+      expect(job.percent).toBeGreaterThan(0);
+      expect(job.percent).toBeLessThan(100);
+      expect(job.bytesDone).toBeLessThan(job.bytesTotal);
+      expect(job.etaSeconds).toBeNull();
+      expect((await snapraid('status')).out).toMatch(/You have a sync in progress at \d+%/);
+      expect((await lab.s.call('GET', '/disks/array/parity')).body).toMatchObject({
+        parity: 'changes_pending',
+        lastSync: { jobId: id, state: 'cancelled' },
+      });
+    } finally {
+      at.restore();
+    }
     expect(await processesWith(conf())).toEqual([]);
     const again = await waitJob(lab.s, await startSync());
     expect(again.state).toBe('succeeded');
     expect((await snapraid('diff')).code).toBe(0);
     for (const [rel, sum] of big) files.set(rel, sum);
+  }, 300_000);
+
+  it('a cancel that arrives as snapraid finishes is too late: the sync succeeded and parity is in sync', async () => {
+    const late = await writeFiles(pool(), 6, () => 16 * MiB, 'late-cancel');
+    let id = '';
+    // the cancel accepted (and SIGINT sent) while snapraid saves its state after "100% completed"
+    const at = cancelAtSnapraidLine(/^\s*100% completed/, () => id);
+    try {
+      id = await startSync();
+      const job = await waitJob(lab.s, id);
+      expect((await at.answer())?.state).toBe('running');
+      expect(job.state, JSON.stringify(job.error)).toBe('succeeded');
+      expect(job.error).toBeNull();
+      expect(job.result).toMatchObject({ changes: { added: 6 } });
+    } finally {
+      at.restore();
+    }
+    expect((await snapraid('diff')).code).toBe(0);
+    expect((await snapraid('status')).out).toContain('No sync is in progress');
+    expect((await lab.s.call('GET', '/disks/array/parity')).body).toMatchObject({
+      parity: 'in_sync',
+      lastSync: { jobId: id, state: 'succeeded' },
+    });
+    for (const [rel, sum] of late) files.set(rel, sum);
+  }, 300_000);
+
+  it('a cancelled scrub keeps the progress it had; one cancelled after its loop completed succeeded', async () => {
+    const scrub = async (pattern: RegExp) => {
+      let id = '';
+      const at = cancelAtSnapraidLine(pattern, () => id, 'scrub');
+      try {
+        const r = await lab.s.call('POST', '/disks/array/parity/scrub', { percent: 100, olderThanDays: 0 });
+        expect(r.status).toBe(202);
+        id = r.body.id;
+        const job = await waitJob(lab.s, id);
+        expect((await at.answer())?.state).toBe('running');
+        return job;
+      } finally {
+        at.restore();
+      }
+    };
+    const stopped = await scrub(/^\s*[1-9]\d?%, \d+ MB/);
+    expect(stopped.state).toBe('cancelled');
+    expect(stopped.percent).toBeGreaterThan(0);
+    expect(stopped.percent).toBeLessThan(100);
+    expect(stopped.bytesDone).toBeLessThan(stopped.bytesTotal);
+    const done = await scrub(/^\s*100% completed/);
+    expect(done.state, JSON.stringify(done.error)).toBe('succeeded');
+    expect(done.result).toMatchObject({ dataErrors: 0, ioErrors: 0 });
+    expect((await lab.s.call('GET', '/disks/array/parity')).body.lastScrub).toMatchObject({
+      jobId: done.id,
+      state: 'succeeded',
+    });
   }, 300_000);
 
   it('one array job at a time: a second job, a share data delete and an import during a sync get 409', async () => {

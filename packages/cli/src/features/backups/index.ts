@@ -42,6 +42,20 @@ export function backupLine(j: Job & Record<string, unknown>): string {
   return [...parts, ...extra, ...(eta ? [eta] : [])].join(' · ');
 }
 
+/**
+ * The state column of `backups plans`: the worst that is true of a plan — no password here, its
+ * last run failed (or was interrupted), stale, its last drill failed — else enabled or disabled.
+ */
+export function planState(p: Pick<Plan, 'hasPassword' | 'enabled' | 'status'>): string {
+  const st = p.status;
+  if (!p.hasPassword) return 'no password';
+  if (st.lastRun && ['failed', 'interrupted'].includes(st.lastRun.state))
+    return `LAST RUN ${st.lastRun.state.toUpperCase()}`;
+  if (st.stale) return 'STALE';
+  if (st.lastDrill?.state === 'failed') return 'DRILL FAILED';
+  return p.enabled ? 'ok' : 'disabled';
+}
+
 /** When the next drill runs: off, a time, or (before any success) after the first one. */
 function nextDrillText(p: Plan): string {
   const st = p.status;
@@ -235,7 +249,7 @@ export const register: Register = (_root, app) => {
                 p.status.lastRun ? `${relative(p.status.lastRun.at)}, ${p.status.lastRun.state}` : 'never',
                 p.status.lastSuccessAt ? relative(p.status.lastSuccessAt) : 'never',
                 p.status.nextRunAt ? relative(p.status.nextRunAt) : 'off',
-                !p.hasPassword ? 'no password' : p.status.stale ? 'STALE' : p.enabled ? 'ok' : 'disabled',
+                planState(p),
               ]),
             ),
       );
