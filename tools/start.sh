@@ -16,7 +16,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 . tools/provision.sh
 pnpm install --frozen-lockfile --prefer-offline >/dev/null
 build_log="$(mktemp "${TMPDIR:-/tmp}/appliance-build.XXXXXX")"
-if ! pnpm exec turbo run build --filter=@appliance/api-server... --filter=@appliance/cli... --output-logs=errors-only >"$build_log" 2>&1; then
+if ! pnpm exec turbo run build --filter=@appliance/api-server... --filter=@appliance/cli... --filter=@appliance/web --output-logs=errors-only >"$build_log" 2>&1; then
   tail -n 40 "$build_log" >&2
   echo "start: the build failed (its whole output: $build_log)." >&2
   exit 1

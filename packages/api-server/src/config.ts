@@ -40,6 +40,25 @@ export interface Config {
    * the PATH the service inherited.
    */
   toolPath: string;
+  /**
+   * apt (issue 38): `aptConfig` is an apt configuration file of the service's own, passed to every
+   * apt-get/apt-config run as `APT_CONFIG` (`[updates] aptConfig`, `APPLIANCE_APT_CONFIG`); absent:
+   * the system's apt configuration.
+   */
+  updates?: { aptConfig: string | null };
+  /**
+   * Certificate renewal over ACME (issue 38, `[acme]`): the directory URL, the domain, an optional
+   * contact, the account key file (created on first use), where the HTTP-01 responder listens
+   * (default 0.0.0.0:80) and an extra CA to trust for the directory (a test CA). Absent: no renewal.
+   */
+  acme?: {
+    directory: string;
+    domain: string;
+    email: string | null;
+    accountKey: string | null;
+    httpListen: { host: string; port: number };
+    caFile: string | null;
+  } | null;
 }
 
 export interface ConfigFlags {
@@ -75,6 +94,17 @@ const FileSchema = v.strictObject({
   ),
   log: v.optional(v.strictObject({ level: v.optional(v.picklist(['info', 'warn', 'error', 'silent'])) })),
   tools: v.optional(v.strictObject({ path: v.optional(v.string()) })),
+  updates: v.optional(v.strictObject({ aptConfig: v.optional(v.string()) })),
+  acme: v.optional(
+    v.strictObject({
+      directory: v.pipe(v.string(), v.url('must be the URL of an ACME directory')),
+      domain: v.pipe(v.string(), v.minLength(1)),
+      email: v.optional(v.string()),
+      accountKey: v.optional(v.string()),
+      httpListen: v.optional(v.string()),
+      caFile: v.optional(v.string()),
+    }),
+  ),
 });
 
 export function parseListen(value: string): { host: string; port: number } | null {
@@ -150,7 +180,27 @@ export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = pro
     samba,
     logLevel,
     toolPath: parseToolPath(env['APPLIANCE_TOOL_PATH'] ?? file.tools?.path ?? HOST_PATH),
+    updates: { aptConfig: env['APPLIANCE_APT_CONFIG'] ?? file.updates?.aptConfig ?? null },
+    acme: file.acme
+      ? {
+          directory: file.acme.directory,
+          domain: file.acme.domain,
+          email: file.acme.email ?? null,
+          accountKey: file.acme.accountKey ?? null,
+          httpListen: acmeListen(file.acme.httpListen ?? '0.0.0.0:80'),
+          caFile: file.acme.caFile ?? null,
+        }
+      : null,
   };
+}
+
+function acmeListen(value: string): { host: string; port: number } {
+  const listen = parseListen(value);
+  if (!listen)
+    throw new ConfigError(
+      `acme.httpListen must be host:port (e.g. 0.0.0.0:80), got ${JSON.stringify(value)}.`,
+    );
+  return listen;
 }
 
 /** Absolute directories joined by `:`. */

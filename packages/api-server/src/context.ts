@@ -79,6 +79,11 @@ export interface Hooks {
   moverBatch?: { maxFiles: number; maxBytes: number };
   /** Test fault injection: runs before each config import step; a throw fails that step. */
   importFault?: (step: string) => void | Promise<void>;
+  /**
+   * Re-reads the TLS certificate and key the HTTPS listener serves (`setSecureContext`: new
+   * connections get them, no restart). Set by the server when its TCP listener is HTTPS.
+   */
+  reloadTls?: () => void;
   /** Raise a notification event (set by the notifications feature). */
   raise?: (event: { eventType: string; title: string; message: string }) => Promise<void>;
   /**

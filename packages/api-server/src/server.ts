@@ -36,6 +36,7 @@ import { WriteQueue } from './db/write-queue.ts';
 import { allFeatures } from './features/index.ts';
 import { type AppEnv, createApp } from './http/app.ts';
 import { nodeListener } from './http/listener.ts';
+import { webUi } from './http/web-ui.ts';
 import { type Logger, createLogger } from './logger.ts';
 import { AuditLog } from './services/audit.ts';
 import { Authenticator } from './services/auth.ts';
@@ -208,6 +209,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     ctx,
     auth,
     features.flatMap((f) => f.routes),
+    webUi(),
   );
 
   const socketServer = await listenUnix(app, config.socket, logger);
@@ -219,10 +221,15 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       transport: 'tcp',
       remoteAddress: incoming.socket?.remoteAddress ?? 'unknown',
     }));
-    // node:https loads only when the listener is TLS.
-    tcpServer = tls
-      ? (await import('node:https')).createServer(tlsMaterial(config, paths.etcDir), listener)
-      : http.createServer(listener);
+    // node:https (and node:tls with it) loads only when the listener is TLS.
+    if (tls) {
+      const httpsServer = (await import('node:https')).createServer(
+        tlsMaterial(config, paths.etcDir),
+        listener,
+      );
+      ctx.hooks.reloadTls = () => httpsServer.setSecureContext(tlsMaterial(config, paths.etcDir));
+      tcpServer = httpsServer;
+    } else tcpServer = http.createServer(listener);
     await new Promise<void>((resolve, reject) => {
       tcpServer!.once('error', reject);
       tcpServer!.listen(config.listen!.port, config.listen!.host, () => resolve());

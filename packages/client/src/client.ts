@@ -5,7 +5,10 @@ import { Readable } from 'node:stream';
 import { ApiError, apiErrorOf } from './errors.ts';
 import { type EventStream, eventStream } from './events.ts';
 import { type ClientOptions, readAll, send } from './transport.ts';
+import { resolvePath } from './path.ts';
 import type { CallOptions, InitArgs, Method, Operation, PathsWith, Success } from './types.ts';
+
+export { resolvePath };
 
 /** The init of any route, untyped (the typed signatures are on ApplianceClient). */
 interface LooseInit extends CallOptions {
@@ -65,24 +68,6 @@ export interface ApplianceClient {
   events(options?: CallOptions): EventStream;
   /** The options this client was made with. */
   readonly options: Readonly<ClientOptions>;
-}
-
-/** Fills `{param}` placeholders (encoded) and appends the query string. */
-export function resolvePath(
-  template: string,
-  params: Record<string, string> | undefined,
-  query: Record<string, unknown> | undefined,
-): string {
-  const filled = template.replace(/\{([A-Za-z0-9_]+)\}/g, (_m, name: string) => {
-    const value = params?.[name];
-    if (value === undefined) throw new TypeError(`missing path parameter ${name} for ${template}`);
-    return encodeURIComponent(value);
-  });
-  const search = new URLSearchParams();
-  for (const [k, val] of Object.entries(query ?? {}))
-    if (val !== undefined && val !== null) search.set(k, String(val));
-  const qs = search.toString();
-  return qs ? `${filled}?${qs}` : filled;
 }
 
 /**

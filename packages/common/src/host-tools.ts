@@ -16,6 +16,7 @@ export type HostToolFeature =
   | 'users and shares'
   | 'apps'
   | 'watchers'
+  | 'updates'
   | 'service'
   | 'operator';
 
@@ -223,6 +224,24 @@ export const HOST_TOOLS: readonly HostTool[] = [
     false,
     'apps',
     'Compose v1/v2 standalone, when `docker compose` is absent',
+  ),
+  t('apt-get', 'apt', false, 'updates', "checks for and applies updates of the system's Debian packages"),
+  t('apt-config', 'apt', false, 'updates', "reads apt's configuration (where its lists and archives are)", [
+    '--version',
+  ]),
+  t(
+    'dpkg',
+    'dpkg',
+    false,
+    'updates',
+    'says whether the package database is consistent after an update (dpkg --audit)',
+  ),
+  t(
+    'systemd-run',
+    'systemd',
+    false,
+    'updates',
+    'runs an update in a unit of its own, so that it survives a restart of the service',
   ),
   t(
     'dpkg-query',

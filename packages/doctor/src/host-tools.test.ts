@@ -42,6 +42,8 @@ const COMPUTED: Record<string, readonly string[]> = {
   'template-installer/src/node/compose-tool.ts: tool.command': ['docker', 'docker-compose'],
   // the stack operations run the same detected compose tool
   'template-installer/src/stacks/node/compose.ts: tool.command': ['docker', 'docker-compose'],
+  // apt-get itself, or systemd-run starting it in a transient unit
+  'updates/src/node/apt.ts: command': ['apt-get', 'systemd-run'],
   // the mover's rsync, under setpriv when the service runs it (its death signal)
   "shares/src/mover/node/batch.ts: withSetpriv ? 'setpriv' : rsync": ['setpriv', 'rsync'],
   // FormatCommand.command: the `command:` literals of external-disk/src/core/commands.ts (found below)

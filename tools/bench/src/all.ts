@@ -18,6 +18,7 @@ import type { Figure } from './harness.ts';
 const BENCH = path.resolve(import.meta.dirname, '..');
 const RUNS: Array<{ name: string; script: string; args: string[]; env?: Record<string, string> }> = [
   { name: 'api', script: 'api/run.ts', args: [] },
+  { name: 'web', script: 'web/run.ts', args: [] },
   { name: 'memory', script: 'memory/run.ts', args: [] },
   { name: 'spawn', script: 'spawn/run.ts', args: [] },
   { name: 'external-disk', script: 'external-disk/run.ts', args: ['--list-only', '--runs', '20'] },

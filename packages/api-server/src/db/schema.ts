@@ -59,6 +59,26 @@ export const apiTokens = sqliteTable(
   ],
 );
 
+/**
+ * Browser sessions (docs/decisions/web-ui.md): the cookie holds a random secret, the row only its
+ * SHA-256. A session ends at `expires_at` (absolute) or after the idle limit since `last_used_at`,
+ * and when it is deleted (sign-out, owner deleted).
+ */
+export const webSessions = sqliteTable(
+  'web_sessions',
+  {
+    id: text('id').primaryKey(),
+    secretHash: text('secret_hash').notNull().unique(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    createdAt: text('created_at').notNull(),
+    lastUsedAt: text('last_used_at').notNull(),
+    expiresAt: text('expires_at').notNull(),
+  },
+  (t) => [index('web_sessions_user').on(t.userId)],
+);
+
 export const userGroups = sqliteTable(
   'user_groups',
   {
@@ -621,4 +641,24 @@ export const moverSettings = sqliteTable(
     updatedAt: text('updated_at').notNull(),
   },
   (t) => [check('mover_settings_singleton', sql`${t.id} = 1`)],
+);
+
+// ── updates and reboot (issue 38) ──────────────────────────────────────────────────────────────
+/** The last apt check and the scheduled reboot (singleton, runtime of this machine). */
+export const systemUpdates = sqliteTable(
+  'system_updates',
+  {
+    id: integer('id').primaryKey(),
+    /** RFC 3339 UTC of the last check that ended (null: never checked). */
+    checkedAt: text('checked_at'),
+    /** JSON array of @appliance/updates' UpgradablePackage: what the last successful check found. */
+    upgradable: text('upgradable').notNull().default('[]'),
+    /** Why the last check failed (null: it succeeded). */
+    checkError: text('check_error'),
+    /** When the scheduled reboot is due (null: none scheduled). */
+    rebootAt: text('reboot_at'),
+    /** Who scheduled it. */
+    rebootBy: text('reboot_by'),
+  },
+  (t) => [check('system_updates_singleton', sql`${t.id} = 1`)],
 );

@@ -3,6 +3,7 @@ import type { Passwords } from '../services/passwords.ts';
 import { feature as apps } from './apps/index.ts';
 import { auditFeature } from './audit/index.ts';
 import { feature as backups } from './backups/index.ts';
+import { feature as certificates } from './certificates/index.ts';
 import { configArchiveFeature } from './config-archive/index.ts';
 import { feature as disks } from './disks/index.ts';
 import { docsFeature } from './docs/index.ts';
@@ -15,9 +16,11 @@ import { feature as notifications } from './notifications/index.ts';
 import { feature as parity } from './parity/index.ts';
 import { settingsFeature } from './settings/index.ts';
 import { setupFeature } from './setup/index.ts';
+import { sessionFeature } from './session/index.ts';
 import { feature as shareData } from './share-data/index.ts';
 import { feature as shares } from './shares/index.ts';
 import { tokensFeature } from './tokens/index.ts';
+import { updatesFeature } from './updates/index.ts';
 import { userGroupsFeature } from './user-groups/index.ts';
 import { usersFeature } from './users/index.ts';
 import { feature as watchers } from './watchers/index.ts';
@@ -27,6 +30,7 @@ export function allFeatures(auth: Authenticator, passwords: Passwords, version: 
   const features: Feature[] = [
     setupFeature(auth),
     tokensFeature(auth),
+    sessionFeature(auth),
     usersFeature(passwords),
     userGroupsFeature,
     settingsFeature,
@@ -44,6 +48,8 @@ export function allFeatures(auth: Authenticator, passwords: Passwords, version: 
     apps,
     configArchiveFeature(auth),
     watchers,
+    updatesFeature(version),
+    certificates,
   ];
   const docs = docsFeature(() => features.flatMap((f) => f.routes), version);
   return [...features, docs];

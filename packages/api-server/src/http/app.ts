@@ -19,6 +19,7 @@ import {
 } from './errors.ts';
 import { DotSegmentRouter, dotSegmentRefusal } from './dot-segments.ts';
 import { arrayInPlaceOfObject } from './json-objects.ts';
+import { checkSessionWrite, sessionActor } from './session-auth.ts';
 import type { AnyRoute, HandlerResult, Transport } from './route.ts';
 
 export const API_PREFIX = '/api/v1';
@@ -46,7 +47,13 @@ export type AppEnv = {
  * other methods serve its path (allowed-methods.ts), else `404 not_found`; neither runs a route's
  * checks (there is no route).
  */
-export function createApp(ctx: AppContext, auth: Authenticator, routes: AnyRoute[]): Hono<AppEnv> {
+export function createApp(
+  ctx: AppContext,
+  auth: Authenticator,
+  routes: AnyRoute[],
+  /** Answers a GET or HEAD outside `/api/` (the web UI, web-ui.ts); without it such a path is 404. */
+  outsideApi?: (c: Context<AppEnv>) => Promise<Response>,
+): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   const dots = new DotSegmentRouter(routes, API_PREFIX);
   const allowed = new AllowedMethods(routes, API_PREFIX);
@@ -72,7 +79,15 @@ export function createApp(ctx: AppContext, auth: Authenticator, routes: AnyRoute
     app.on(route.method, `${API_PREFIX}${route.path}`, (c) => dispatch(c, route));
   }
 
-  app.notFound((c) => dispatch(c, null));
+  app.notFound((c) => {
+    const p = c.req.path;
+    const read = c.req.method === 'GET' || c.req.method === 'HEAD';
+    // a target holding a dot segment (`/%2e/v1/…`) is judged by the API's rules, never the UI's
+    const raw = c.env?.incoming?.url ?? p;
+    const dotted = /(^|\/)(\.|%2e){1,2}(\/|\?|$)/i.test(raw);
+    if (outsideApi && read && !dotted && p !== '/api' && !p.startsWith('/api/')) return outsideApi(c);
+    return dispatch(c, null);
+  });
   app.onError((err, c) =>
     logged(ctx, c, routeLabel(c), performance.now(), errorResponse(c, err, ctx.logger)),
   );
@@ -124,7 +139,7 @@ async function handle(
       throw forbidden('Cross-origin writes are refused; call the API from the appliance web UI or a script.');
     }
 
-    // 4. credential
+    // 4. credential (a browser session's write must also prove it comes from the UI: session-auth.ts)
     const actor = await authenticate(auth, route, c, transport);
 
     // 5. role
@@ -187,7 +202,11 @@ async function authenticate(
 ): Promise<Actor | null> {
   if (transport === 'unix') return auth.localActor();
   const header = c.req.header('authorization');
-  if (!header) return null;
+  if (!header) {
+    const session = sessionActor(auth, c, route.role !== 'public');
+    if (session) checkSessionWrite(c);
+    return session;
+  }
   const space = header.indexOf(' ');
   const scheme = (space < 0 ? header : header.slice(0, space)).toLowerCase();
   const value = space < 0 ? '' : header.slice(space + 1).trim();

@@ -8,6 +8,7 @@ import type { Actor } from './audit.ts';
 import { CredentialCache } from './credential-cache.ts';
 import type { Lockout } from './lockout.ts';
 import type { Passwords } from './passwords.ts';
+import { Sessions } from './sessions.ts';
 import { TOKEN_PATTERN, lowerRole, sameDigest, tokenHash } from './tokens.ts';
 import { TokenUsage } from './token-usage.ts';
 
@@ -37,11 +38,14 @@ export class Authenticator {
   readonly lockout: Lockout;
   /** When each token was last used (token-usage.ts); the server stores it when it closes. */
   readonly usage: TokenUsage;
+  /** Browser sessions (sessions.ts). */
+  readonly sessions: Sessions;
 
   constructor(ctx: AppContext, passwords: Passwords, lockout: Lockout) {
     this.ctx = ctx;
     this.passwords = passwords;
     this.lockout = lockout;
+    this.sessions = new Sessions(ctx);
     this.usage = new TokenUsage(
       () => (uses) =>
         ctx.writes.run((db) => {
@@ -141,8 +145,14 @@ export class Authenticator {
     }
     const colon = decoded.indexOf(':');
     if (colon < 0) throw unauthorized();
-    const username = decoded.slice(0, colon);
-    const password = decoded.slice(colon + 1);
+    return this.login(decoded.slice(0, colon), decoded.slice(colon + 1), source);
+  }
+
+  /**
+   * A username and password (Basic on POST /tokens, POST /session), with the lock-out per
+   * username and per source address and `login_failure_burst` at the threshold (08 §3.3).
+   */
+  async login(username: string, password: string, source: string): Promise<Actor> {
     const keys = [`user:${username.toLowerCase()}`, `addr:${source}`];
     const wait = this.lockout.retryAfter(keys);
     if (wait > 0) {

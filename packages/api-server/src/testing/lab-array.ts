@@ -67,6 +67,10 @@ export async function createLabArray(options: {
   spares?: number[];
   /** A cache disk of this size (MiB), a pool branch before the data disks. */
   cacheSizeMiB?: number;
+  /** Set the array up through the API (default true; false: the disks stay blank, e.g. for the UI). */
+  setup?: boolean;
+  /** Create the admin and its token (default true; false: a first-run service). */
+  admin?: boolean;
 }): Promise<LabArray & { spares: LoopDisk[]; cache: LoopDisk | null }> {
   await requirePrerequisites({ root: true, tools: LAB_TOOLS });
   const work = await fs.mkdtemp(path.join(os.tmpdir(), 'lab-array-'));
@@ -84,16 +88,20 @@ export async function createLabArray(options: {
     lab: true,
     config: { lab: { enabled: true, imageDir } },
     start: { runner, clock, scheduler: false },
+    ...(options.admin === false ? { admin: false } : {}),
   });
   const members = [parity, ...data, ...(cache ? [cache] : [])];
-  const r = await s.call('POST', '/disks/array', {
-    disks: [
-      { device: parity.device, role: 'parity' },
-      ...data.map((d) => ({ device: d.device, role: 'data' })),
-      ...(cache ? [{ device: cache.device, role: 'cache' }] : []),
-    ],
-    confirmation: erasePhrase(members.map((m) => m.device)),
-  });
+  const r =
+    options.setup === false
+      ? { status: 201, text: '' }
+      : await s.call('POST', '/disks/array', {
+          disks: [
+            { device: parity.device, role: 'parity' },
+            ...data.map((d) => ({ device: d.device, role: 'data' })),
+            ...(cache ? [{ device: cache.device, role: 'cache' }] : []),
+          ],
+          confirmation: erasePhrase(members.map((m) => m.device)),
+        });
   if (r.status !== 201) throw new Error(`array setup failed: ${r.status} ${r.text}`);
   const real = (logical: string) => path.join(s.root, logical);
   return {

@@ -125,6 +125,7 @@ const LIVE_HISTORY = new Set([
   'generated_files',
   'backup_plan_state',
   'backup_snapshots',
+  'system_updates',
   MIGRATION_TABLE,
 ]);
 

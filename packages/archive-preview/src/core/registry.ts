@@ -282,6 +282,8 @@ export const NOT_COMPARED: Readonly<Record<string, string>> = {
   backup_plan_state:
     "Runtime: what this installation's backup runs and drills did (last success, staleness raised); never restored.",
   backup_snapshots: 'A cache of snapshot sizes recorded by the runs here; the repositories are the truth.',
+  system_updates:
+    "Runtime: this machine's last apt check and its scheduled reboot (issue 38); never restored.",
 };
 
 /**

@@ -333,15 +333,28 @@ function keyCheckOf(stateDb: string): string | null {
 }
 
 /** Step 1: an export written to `/var/lib/appliance/backups/pre-import-<stamp>.tar.zst` (0600). */
-async function writePreImportArchive(deps: ImportDeps): Promise<string> {
-  const dir = deps.paths.backupsDir;
+function writePreImportArchive(deps: ImportDeps): Promise<string> {
+  return writeConfigArchive(deps.paths, deps.exportDeps, 'pre-import');
+}
+
+/**
+ * An export written beside the other archives, `<backupsDir>/<prefix>-<stamp>.tar.zst` (0600,
+ * fsynced, renamed into place: never half an archive under its name). Resolves with its logical
+ * path. The import writes `pre-import-…`, an update `pre-update-…`.
+ */
+export async function writeConfigArchive(
+  paths: HostPaths,
+  exportDeps: ExportDeps,
+  prefix: string,
+): Promise<string> {
+  const dir = paths.backupsDir;
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const exported = await startExport(deps.exportDeps);
+  const exported = await startExport(exportDeps);
   const stamp = exportFilename('x', exported.createdAt)
     .replace(/^appliance-config-x-/, '')
     .replace(/\.tar\.zst$/, '');
-  let name = `pre-import-${stamp}.tar.zst`;
-  for (let i = 2; fs.existsSync(path.join(dir, name)); i++) name = `pre-import-${stamp}-${i}.tar.zst`;
+  let name = `${prefix}-${stamp}.tar.zst`;
+  for (let i = 2; fs.existsSync(path.join(dir, name)); i++) name = `${prefix}-${stamp}-${i}.tar.zst`;
   const file = path.join(dir, name);
   const tmp = path.join(dir, `.${name}.tmp`);
   try {
@@ -361,7 +374,7 @@ async function writePreImportArchive(deps: ImportDeps): Promise<string> {
     fs.rmSync(tmp, { force: true });
     throw err;
   }
-  return deps.paths.logical(file) ?? file;
+  return paths.logical(file) ?? file;
 }
 
 /** Live stack directories (valid names, real directories) and whether each has a `.env`. */

@@ -17,6 +17,7 @@ import { register as setup } from './setup/index.ts';
 import { register as shareData } from './share-data/index.ts';
 import { register as shares } from './shares/index.ts';
 import { register as tokens } from './tokens/index.ts';
+import { register as updates } from './updates/index.ts';
 import { register as users } from './users/index.ts';
 
 /** Every feature's commands, in help order (one folder per feature, as the server's routes). */
@@ -40,4 +41,5 @@ export const features: Register[] = [
   events,
   audit,
   health,
+  updates,
 ];

@@ -20,6 +20,10 @@ export const WATCHER_EVENT_TYPES = [
   'ups_battery_low',
   'certificate_expiring',
   'catalog_check_failed',
+  'reboot_required',
+  'appliance_update_available',
+  'appliance_update_failed',
+  'certificate_renewal_failed',
 ] as const;
 export type WatcherEventType = (typeof WATCHER_EVENT_TYPES)[number];
 

@@ -1,6 +1,7 @@
 import { AppError } from '@appliance/common';
 import { streamSSE } from 'hono/streaming';
 import type { Authenticator } from '../../services/auth.ts';
+import { sessionSecret } from '../../services/sessions.ts';
 import { defineRoute } from '../../http/route.ts';
 import type { Feature } from '../feature.ts';
 
@@ -28,6 +29,7 @@ export function eventsFeature(auth: Authenticator, pingMs = PING_MS): Feature {
               `At most ${MAX_STREAMS} event streams may be open; close one and retry.`,
             );
           const authorization = c.req.header('authorization') ?? '';
+          const session = authorization ? null : sessionSecret(c.req.header('cookie'));
           open++;
           return streamSSE(c, async (stream) => {
             const queue: Array<{ event: string; data: string; id?: string }> = [];
@@ -56,7 +58,7 @@ export function eventsFeature(auth: Authenticator, pingMs = PING_MS): Feature {
                 wake = null;
                 for (const item of queue.splice(0)) {
                   if (item.event === '__ping') {
-                    if (transport === 'tcp' && !stillValid(auth, authorization)) {
+                    if (transport === 'tcp' && !stillValid(auth, authorization, session)) {
                       closed = true;
                       break;
                     }
@@ -82,7 +84,8 @@ export function eventsFeature(auth: Authenticator, pingMs = PING_MS): Feature {
   };
 }
 
-function stillValid(auth: Authenticator, authorization: string): boolean {
+function stillValid(auth: Authenticator, authorization: string, session: string | null): boolean {
+  if (session !== null) return auth.sessions.actor(session) !== null;
   const m = /^bearer\s+(.+)$/i.exec(authorization);
   if (!m) return false;
   try {

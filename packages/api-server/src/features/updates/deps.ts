@@ -1,0 +1,54 @@
+/** The ports of `@appliance/updates`, wired to the server's context. */
+import fs from 'node:fs';
+import path from 'node:path';
+import { writeConfigArchive } from '@appliance/archive-preview';
+import { type AptDeps, rebootPaths, type UpdatePorts } from '@appliance/updates';
+import { decide } from '@appliance/watchers';
+import type { AppContext } from '../../context.ts';
+import { exportDeps } from '../config-archive/deps.ts';
+import { writeUpdatesState } from './store.ts';
+
+/**
+ * apt's ports. On the real host booted with systemd, apt runs in a transient unit (outside the
+ * service's sandbox and control group: see `AptDeps.transientUnit`); in a sandbox as a child.
+ */
+export function aptDeps(ctx: AppContext): AptDeps {
+  return {
+    runner: ctx.runner,
+    aptConfig: ctx.config.updates?.aptConfig ?? null,
+    transientUnit: ctx.config.root === '' && fs.existsSync('/run/systemd/system'),
+  };
+}
+
+/** Whether apt exists where the service looks for its tools (a Debian box): the update events can come. */
+export function aptAvailable(ctx: AppContext): boolean {
+  return ctx.config.toolPath.split(':').some((dir) => fs.existsSync(path.join(dir, 'apt-get')));
+}
+
+/** `/run/reboot-required`, /boot and the running kernel under the host root of the configuration. */
+export const hostRebootPaths = (ctx: AppContext) => rebootPaths(ctx.config.hostRoot);
+
+export function updatePorts(ctx: AppContext, appVersion: string): UpdatePorts {
+  return {
+    apt: aptDeps(ctx),
+    clock: ctx.clock,
+    writeArchive: () => writeConfigArchive(ctx.paths, exportDeps(ctx, appVersion), 'pre-update'),
+    recordCheck: (check) =>
+      ctx.writes.run((db) =>
+        writeUpdatesState(db, {
+          checkedAt: check.checkedAt,
+          upgradable: check.packages,
+          checkError: check.error,
+        }),
+      ),
+    report: async (owns, observation) => {
+      await ctx.conditions.apply('updates', decide(observation, ctx.conditions.holding(owns), owns));
+    },
+    hold: async (c) => {
+      await ctx.conditions.hold(c.key, c, 'updates');
+    },
+    clear: async (key) => {
+      await ctx.conditions.clear(key);
+    },
+  };
+}

@@ -1,0 +1,16 @@
+// Core: decisions and parsers over plain facts (pure).
+export * from './core/debian-version.ts';
+export * from './core/reboot.ts';
+export * from './core/apt.ts';
+export * from './core/failure.ts';
+export * from './ports.ts';
+// Adapters: the reboot facts under a host root, apt and dpkg through the CommandRunner.
+export * from './node/reboot-facts.ts';
+export * from './node/apt.ts';
+// Operations: what the server's jobs run.
+export * from './operations/updates.ts';
+export * from './operations/reboot.ts';
+// Certificate renewal over ACME (acme-client).
+export * from './core/renewal.ts';
+export * from './node/acme.ts';
+export * from './operations/renewal.ts';

@@ -1,0 +1,142 @@
+/**
+ * The web UI's figures (issue 34), measured in one run on this machine:
+ * - JS + CSS the first page loads (index.html's script and stylesheet), gzip: target ≤ 200 KiB;
+ * - first load on loopback to the dashboard drawn, signed in (a fresh browser context with the
+ *   session cookie, cold cache; until the dashboard's Array card shows its content), median of
+ *   --loads: target < 1 s; the reference is the same browser loading a static page of the same
+ *   server (the "not built" answer) in the same run;
+ * - idle RSS of the built service with the UI served (after loading / and its assets once) beside
+ *   the same service without a UI build, 3 s after: target ≤ +3 MiB.
+ * Not measured yet: an event raised on the server → shown on the open dashboard (p95).
+ *
+ *   node tools/bench/web/run.ts [--loads 5]
+ * Needs the web build (pnpm --filter @appliance/web build), the built service, and /usr/bin/chromium.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import zlib from 'node:zlib';
+import { chromium } from 'playwright-core';
+import { figures, median, REPO, rssMiB, startAppliance } from '../src/harness.ts';
+
+const { values } = parseArgs({ options: { loads: { type: 'string', default: '5' } } });
+const LOADS = Number(values.loads);
+const DIST = path.join(REPO, 'packages', 'web', 'dist');
+const PASSWORD = 'bench password 1';
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function firstPageGzipKiB(): number {
+  const html = fs.readFileSync(path.join(DIST, 'index.html'), 'utf8');
+  const refs = [...html.matchAll(/(?:src|href)="(\/assets\/[^"]+\.(?:js|css))"/g)].map((m) => m[1]!);
+  let bytes = zlib.gzipSync(html).byteLength;
+  for (const ref of refs) bytes += zlib.gzipSync(fs.readFileSync(path.join(DIST, ref))).byteLength;
+  return bytes / 1024;
+}
+
+async function idleRss(webDir: string): Promise<number> {
+  const s = await startAppliance([], { ...process.env, APPLIANCE_WEB_DIR: webDir });
+  try {
+    const html = await (await fetch(`${s.url}/`)).text();
+    for (const m of html.matchAll(/(?:src|href)="(\/[^"]+)"/g))
+      await (await fetch(`${s.url}${m[1]}`)).arrayBuffer();
+    await sleep(3000);
+    return rssMiB(s.pid);
+  } finally {
+    await s.stop();
+  }
+}
+
+async function loads(): Promise<{ dashboardMs: number; staticMs: number }> {
+  const s = await startAppliance([], { ...process.env, APPLIANCE_WEB_DIR: DIST });
+  const bare = await startAppliance([], {
+    ...process.env,
+    APPLIANCE_WEB_DIR: path.join(os.tmpdir(), 'no-web-ui'),
+  });
+  // playwright gives each launch a fresh temporary profile of its own
+  const browser = await chromium
+    .launch({
+      executablePath: '/usr/bin/chromium',
+      headless: true,
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+      ],
+    })
+    .catch(async (err: unknown) => {
+      await s.stop();
+      await bare.stop();
+      throw err;
+    });
+  try {
+    await fetch(`${s.url}/api/v1/setup/admin`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: 'admin', password: PASSWORD }),
+    });
+    const signIn = await fetch(`${s.url}/api/v1/session`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-appliance-ui': '1', origin: s.url },
+      body: JSON.stringify({ username: 'admin', password: PASSWORD }),
+    });
+    const cookie = signIn.headers.get('set-cookie')!.split(';')[0]!.split('=');
+    const dashboard: number[] = [];
+    const plain: number[] = [];
+    for (let i = 0; i < LOADS; i++) {
+      const ctx = await browser.newContext();
+      await ctx.addCookies([{ name: cookie[0]!, value: cookie[1]!, url: s.url }]);
+      const page = await ctx.newPage();
+      const t0 = performance.now();
+      await page.goto(`${s.url}/`);
+      await page.getByRole('heading', { name: 'Array' }).waitFor();
+      await page.getByText('No array yet.').waitFor();
+      dashboard.push(performance.now() - t0);
+      await ctx.close();
+      const ctx2 = await browser.newContext();
+      const p2 = await ctx2.newPage();
+      const t1 = performance.now();
+      await p2.goto(`${bare.url}/`);
+      await p2.getByText('not built').waitFor();
+      plain.push(performance.now() - t1);
+      await ctx2.close();
+    }
+    return { dashboardMs: median(dashboard), staticMs: median(plain) };
+  } finally {
+    await browser.close();
+    await s.stop();
+    await bare.stop();
+  }
+}
+
+const gz = firstPageGzipKiB();
+const { dashboardMs, staticMs } = await loads();
+const withUi = await idleRss(DIST);
+const without = await idleRss(path.join(os.tmpdir(), 'no-web-ui'));
+const ok = figures('web UI (issue 34)', [
+  {
+    figure: 'first page JS+CSS+HTML, gzip',
+    value: `${gz.toFixed(1)} KiB`,
+    target: '≤ 200 KiB',
+    reference: '',
+    pass: gz <= 200,
+  },
+  {
+    figure: 'first load → dashboard drawn (median)',
+    value: `${Math.round(dashboardMs)} ms`,
+    target: '< 1000 ms',
+    reference: `static page ${Math.round(staticMs)} ms`,
+    pass: dashboardMs < 1000,
+  },
+  {
+    figure: 'idle RSS with the UI served',
+    value: `${withUi.toFixed(1)} MiB (${withUi - without >= 0 ? '+' : ''}${(withUi - without).toFixed(1)})`,
+    target: '≤ +3 MiB',
+    reference: `without UI ${without.toFixed(1)} MiB`,
+    pass: withUi - without <= 3,
+  },
+]);
+process.exitCode = ok ? 0 : 1;
