@@ -1,3 +1,4 @@
+import type { JobRunner, Scheduler } from '@appliance/jobs';
 import type { Clock, CommandRunner, HostPaths, InventoryReader } from '@appliance/common';
 import type Database from 'better-sqlite3';
 import type { Config } from './config.ts';
@@ -5,15 +6,13 @@ import type { Db } from './db/open.ts';
 import type { Sealer } from './db/machine-key.ts';
 import type { WriteQueue } from './db/write-queue.ts';
 import type { Logger } from './logger.ts';
-import type { AuditLog } from './services/audit.ts';
+import type { Actor, AuditLog } from './services/audit.ts';
 import type { Conditions } from './services/conditions.ts';
 import type { EventBus } from './services/events.ts';
-import type { JobRunner } from './services/jobs.ts';
 import type { GeneratedFiles } from './services/generated-files.ts';
 import type { KeyedLocks } from './services/locks.ts';
 import type { ObservedEvents } from './services/observed-events.ts';
 import type { OperationGate } from './services/operation-gate.ts';
-import type { Scheduler } from './services/scheduler.ts';
 import type { WatcherRunner } from './services/watchers.ts';
 
 /**
@@ -39,9 +38,9 @@ export interface AppContext {
   locks: KeyedLocks;
   /** The import lock: every write and long operation passes it (http/app.ts, 08 §14). */
   gate: OperationGate;
-  /** Long operations as jobs (services/jobs.ts): rows, progress, exclusion, cancel, recovery. */
-  jobs: JobRunner;
-  /** The in-service scheduler (services/scheduler.ts), on `clock`. */
+  /** Long operations as jobs (`@appliance/jobs`, wired in features/jobs/deps.ts): rows, progress, exclusion, cancel, recovery. */
+  jobs: JobRunner<Actor>;
+  /** The in-service scheduler (`@appliance/jobs`), on `clock`. */
   scheduler: Scheduler;
   /** Fresh disk inventory on every call (lab mode from the configuration). */
   inventory: InventoryReader;

@@ -42,7 +42,6 @@ import { AuditLog } from './services/audit.ts';
 import { Authenticator } from './services/auth.ts';
 import { Conditions } from './services/conditions.ts';
 import { EventBus } from './services/events.ts';
-import { JobRunner } from './services/jobs.ts';
 import { GeneratedFiles } from './services/generated-files.ts';
 import { KeyedLocks } from './services/locks.ts';
 import { ObservedEvents } from './services/observed-events.ts';
@@ -50,7 +49,7 @@ import { realTimers, type WatcherTimers, WatcherRunner } from './services/watche
 import { OperationGate } from './services/operation-gate.ts';
 import { Lockout } from './services/lockout.ts';
 import { Passwords } from './services/passwords.ts';
-import { Scheduler } from './services/scheduler.ts';
+import { createJobRunner, createScheduler } from './features/jobs/deps.ts';
 import { TOKEN_USAGE_FLUSH_MS } from './services/token-usage.ts';
 
 export const VERSION = '0.1.0';
@@ -173,11 +172,11 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     inventory: options.inventory ?? defaultInventory(paths, runner, config),
     hooks,
     random: { uuid: randomUUID, bytes: randomBytes },
-    jobs: undefined as unknown as JobRunner,
-    scheduler: undefined as unknown as Scheduler,
+    jobs: undefined as unknown as AppContext['jobs'],
+    scheduler: undefined as unknown as AppContext['scheduler'],
   } as Omit<AppContext, 'conditions' | 'watchers' | 'generated' | 'observed'> as AppContext;
-  ctx.jobs = new JobRunner(ctx);
-  ctx.scheduler = new Scheduler(ctx);
+  ctx.jobs = createJobRunner(ctx);
+  ctx.scheduler = createScheduler(ctx);
   ctx.conditions = new Conditions(ctx);
   ctx.generated = new GeneratedFiles(ctx);
   ctx.observed = new ObservedEvents();

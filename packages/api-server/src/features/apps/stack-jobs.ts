@@ -7,16 +7,8 @@ import { AppError } from '@appliance/common';
 import { eq } from 'drizzle-orm';
 import type { AppContext } from '../../context.ts';
 import { backupPlans } from '../../db/schema.ts';
-import type { JobHandle } from '../../services/jobs.ts';
-
-export const STACK_JOBS = {
-  start: { type: 'stack.start', title: 'stack start' },
-  stop: { type: 'stack.stop', title: 'stack stop' },
-  restart: { type: 'stack.restart', title: 'stack restart' },
-  remove: { type: 'stack.remove', title: 'stack removal' },
-  update: { type: 'stack.update', title: 'stack update' },
-} as const;
-export type StackJobKind = keyof typeof STACK_JOBS;
+import { defineJob, type JobKind } from '@appliance/jobs';
+import { backupRestoreJob, backupRunJob } from '../backups/kinds.ts';
 
 export interface StackJobParams {
   stack: string;
@@ -27,33 +19,50 @@ export interface StackJobParams {
   snapshotPlan?: string;
 }
 
+/** What a stack job records (the operation's own report). */
+export type StackJobResult = unknown;
+
+const stackJob = (type: string, title: string): JobKind<StackJobParams, StackJobResult> =>
+  defineJob<StackJobParams, StackJobResult>({ type, title, groups: (p) => [`stack:${p.stack}`] });
+
+/** One job kind per stack operation, one at a time per stack (group `stack:<name>`). */
+export const STACK_JOBS = {
+  start: stackJob('stack.start', 'stack start'),
+  stop: stackJob('stack.stop', 'stack stop'),
+  restart: stackJob('stack.restart', 'stack restart'),
+  remove: stackJob('stack.remove', 'stack removal'),
+  update: stackJob('stack.update', 'stack update'),
+} as const;
+export type StackJobKind = keyof typeof STACK_JOBS;
+
 const work = () => import('./stack-work.ts');
 
 /** A running backup (or restore) whose plan holds the stack → 409 stack_backup_running. */
 export function assertNoBackupOf(ctx: AppContext, name: string): void {
-  for (const job of ctx.jobs.running()) {
-    if (!job.type.startsWith('backup.')) continue;
-    const p = job.params as { plan?: unknown; part?: { kind?: unknown; name?: unknown } };
-    let covers = p.part?.kind === 'stack' && p.part.name === name;
-    if (!covers && typeof p.plan === 'string' && job.type === 'backup.run') {
-      const row = ctx.db
-        .select({ stacks: backupPlans.stacks })
-        .from(backupPlans)
-        .where(eq(backupPlans.name, p.plan))
-        .get();
-      try {
-        covers = ((row ? JSON.parse(row.stacks) : []) as { name: string }[]).some((s) => s.name === name);
-      } catch {
-        covers = false;
-      }
-    }
-    if (covers)
-      throw new AppError(
-        409,
-        'stack_backup_running',
-        `A backup of the stack ${name} is running (job ${job.id}); wait for it to finish and try again.`,
-        { stack: name, job: job.id },
-      );
+  const restoring = ctx.jobs
+    .runningOf(backupRestoreJob)
+    .filter((j) => j.params.part.kind === 'stack' && j.params.part.name === name);
+  const backingUp = ctx.jobs.runningOf(backupRunJob).filter((j) => planHoldsStack(ctx, j.params.plan, name));
+  const job = restoring[0] ?? backingUp[0];
+  if (job)
+    throw new AppError(
+      409,
+      'stack_backup_running',
+      `A backup of the stack ${name} is running (job ${job.id}); wait for it to finish and try again.`,
+      { stack: name, job: job.id },
+    );
+}
+
+function planHoldsStack(ctx: AppContext, plan: string, name: string): boolean {
+  const row = ctx.db
+    .select({ stacks: backupPlans.stacks })
+    .from(backupPlans)
+    .where(eq(backupPlans.name, plan))
+    .get();
+  try {
+    return ((row ? JSON.parse(row.stacks) : []) as { name: string }[]).some((s) => s.name === name);
+  } catch {
+    return false;
   }
 }
 
@@ -74,17 +83,14 @@ export function planCovering(ctx: AppContext, name: string): { name: string; des
 }
 
 export function registerStackJobs(ctx: AppContext): void {
-  for (const [kind, def] of Object.entries(STACK_JOBS) as [
+  for (const [kind, job] of Object.entries(STACK_JOBS) as [
     StackJobKind,
     (typeof STACK_JOBS)[StackJobKind],
   ][]) {
-    ctx.jobs.register<StackJobParams>({
-      type: def.type,
-      title: def.title,
-      groups: (p) => [`stack:${p.stack}`],
-      run: async (job: JobHandle, params) => {
+    ctx.jobs.register(job, {
+      run: async (handle, params) => {
         assertNoBackupOf(ctx, params.stack);
-        return (await work()).runStackJob(ctx, job, kind, params);
+        return (await work()).runStackJob(ctx, handle, kind, params);
       },
     });
   }

@@ -19,7 +19,8 @@ import { eq, isNull } from 'drizzle-orm';
 import type { AppContext } from '../../context.ts';
 import { backupPlans, stacks, watcherConditions } from '../../db/schema.ts';
 import type { Actor } from '../../services/audit.ts';
-import type { JobHandle } from '../../services/jobs.ts';
+import type { JobHandle } from '@appliance/jobs';
+import { backupRunJob } from '../backups/kinds.ts';
 import { stacksDeps } from './deps.ts';
 import type { StackJobKind, StackJobParams } from './stack-jobs.ts';
 
@@ -136,13 +137,12 @@ async function runUpdate(ctx: AppContext, job: JobHandle, params: StackJobParams
         `The backup plan ${plan} is gone; update without a snapshot or add a plan.`,
       );
     job.output(`taking a snapshot first: running the backup plan ${plan}`);
-    const started = await ctx.jobs.start('backup.run', {
-      target: plan,
-      params: { plan, destination: row.destination },
-      actor: null,
-      auditOperation: 'backups.run',
-    });
-    const ended = await ctx.jobs.wait(started.id);
+    const { view: started, completed } = await ctx.jobs.start(
+      backupRunJob,
+      { plan, destination: row.destination },
+      { target: plan, actor: null, auditOperation: 'backups.run' },
+    );
+    const ended = await completed;
     if (ended.state !== 'succeeded')
       throw new AppError(
         502,

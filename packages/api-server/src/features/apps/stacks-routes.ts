@@ -43,13 +43,12 @@ async function startJob(
   assertNoBackupOf(ctx, name);
   ctx.jobs.assertFree([`stack:${name}`]);
   await w.precheck(ctx, name, kind);
-  const job = await ctx.jobs.start(STACK_JOBS[kind].type, {
-    target: `stacks/${name}`,
-    params: { stack: name, ...extra },
-    actor,
-    auditOperation: STACK_JOBS[kind].type,
-  });
-  return accepted(job);
+  const started = await ctx.jobs.start(
+    STACK_JOBS[kind],
+    { stack: name, ...extra },
+    { target: `stacks/${name}`, actor, auditOperation: STACK_JOBS[kind].type },
+  );
+  return accepted(started.view);
 }
 
 const action = (kind: Exclude<StackJobKind, 'remove'>, summary: string) =>
@@ -164,12 +163,13 @@ export const stackRoutes = [
       const result = await w.editValues(ctx, actor, params.name, body);
       const restart =
         result.changed.length > 0 && (await w.isRunning(ctx, params.name))
-          ? await ctx.jobs.start(STACK_JOBS.start.type, {
-              target: `stacks/${params.name}`,
-              params: { stack: params.name },
-              actor,
-              auditOperation: STACK_JOBS.start.type,
-            })
+          ? (
+              await ctx.jobs.start(
+                STACK_JOBS.start,
+                { stack: params.name },
+                { target: `stacks/${params.name}`, actor, auditOperation: STACK_JOBS.start.type },
+              )
+            ).view
           : null;
       return ok({ ...result, restart });
     },

@@ -11,7 +11,6 @@ import path from 'node:path';
 import {
   backupEvents,
   compareTrees,
-  destinationGroup,
   drillSample,
   drillScratchPath,
   includePattern,
@@ -25,10 +24,11 @@ import {
 } from '@appliance/backups';
 import { AppError, isoMillis } from '@appliance/common';
 import type { AppContext } from '../../context.ts';
-import type { JobDefinition, JobHandle, JobView } from '../../services/jobs.ts';
+import type { JobHandle, JobImplementation } from '@appliance/jobs';
+import type { RunParams } from './kinds.ts';
 import { openPlanRestic } from './adapters.ts';
 import type { Destination } from './destination.ts';
-import { onDestination, openPlanForJob, type RunParams, watched } from './run-job.ts';
+import { onDestination, openPlanForJob, watched } from './run-job.ts';
 import { readState, recordDrill } from './store.ts';
 
 /** Check groups: drill n reads data packs group (n mod 10) + 1 of 10. */
@@ -49,7 +49,9 @@ export interface DrillPartResult {
 /** Filesystems that keep no Unix owners or permission bits (the drill does not compare them there). */
 const NO_UNIX_METADATA = new Set(['exfat', 'vfat']);
 
-export function drillJob(ctx: AppContext): JobDefinition<RunParams> {
+export function drillJobImplementation(
+  ctx: AppContext,
+): JobImplementation<RunParams, Record<string, unknown>> {
   const drill = async (job: JobHandle, params: RunParams, seen: { dest: Destination | null }) => {
     const { plan, dest, tmp } = await openPlanForJob(ctx, job, params.plan, seen);
     const scratch = ctx.paths.real(drillScratchPath(dest.mountpoint, job.id));
@@ -180,12 +182,9 @@ export function drillJob(ctx: AppContext): JobDefinition<RunParams> {
     return { check, parts };
   };
   return {
-    type: 'backup.drill',
-    title: 'restore drill',
-    groups: (p) => [destinationGroup(p.destination)],
     run: (job, params) => onDestination(params.destination, (seen) => drill(job, params, seen)),
-    async after(view: JobView) {
-      const params = view.params as unknown as RunParams;
+    async after(view) {
+      const params = view.params;
       const at = view.endedAt ?? isoMillis(ctx.clock.now());
       await ctx.writes
         .run((db) => recordDrill(db, params.plan, at, view.id, view.state))

@@ -26,10 +26,12 @@ import { createExternalDiskStore } from '../external-disks/store.ts';
 import { JobSchema } from '../jobs/schemas.ts';
 import { passwordMissing, setAppVersion } from './adapters.ts';
 import { checkDestination } from './destination.ts';
-import { drillJob } from './drill-job.ts';
+import { drillJobImplementation } from './drill-job.ts';
+import { backupDrillJob, backupRestoreJob, backupRunJob, type RunParams } from './kinds.ts';
+import type { JobKind } from '@appliance/jobs';
 import { configArchiveOf, listSnapshots } from './repository.ts';
-import { restoreJob } from './restore-job.ts';
-import { planNotFound, runJob } from './run-job.ts';
+import { restoreJobImplementation } from './restore-job.ts';
+import { planNotFound, runJobImplementation } from './run-job.ts';
 import { checkStaleness, drillDue, planDue, planStale, registerSchedules } from './schedules.ts';
 import {
   CreatePlanBody,
@@ -105,9 +107,11 @@ async function refusePlan(ctx: AppContext, spec: PlanSpec): Promise<void> {
 
 /** A running job (run, drill, restore) of this plan. */
 function runningJobOf(ctx: AppContext, plan: string) {
-  return ctx.jobs
-    .running()
-    .find((j) => j.type.startsWith('backup.') && (j.params as { plan?: string }).plan === plan);
+  return [
+    ...ctx.jobs.runningOf(backupRunJob),
+    ...ctx.jobs.runningOf(backupDrillJob),
+    ...ctx.jobs.runningOf(backupRestoreJob),
+  ].find((j) => j.params.plan === plan);
 }
 
 const changedFields = (before: PlanSpec, after: PlanSpec) =>
@@ -116,23 +120,18 @@ const changedFields = (before: PlanSpec, after: PlanSpec) =>
   );
 
 /** Starts a run or a drill of a plan on request: a missing disk or password is refused at once. */
-async function startPlanJob(
-  ctx: AppContext,
-  actor: Actor,
-  name: string,
-  type: 'backup.run' | 'backup.drill',
-) {
+async function startPlanJob(ctx: AppContext, actor: Actor, name: string, kind: JobKind<RunParams, unknown>) {
   const plan = requirePlan(ctx, name);
   if (plan.sealedPassword === null) throw passwordMissing(plan.name);
   await checkDestination(ctx, plan.destination);
   // a drill reads the repository's snapshots, whatever box made them (after a configuration
   // restore this box has run nothing yet): the job says when there is none
-  return ctx.jobs.start(type, {
-    target: plan.name,
-    params: { plan: plan.name, destination: plan.destination },
-    actor,
-    auditOperation: type === 'backup.run' ? 'backups.run' : 'backups.drill',
-  });
+  const started = await ctx.jobs.start(
+    kind,
+    { plan: plan.name, destination: plan.destination },
+    { target: plan.name, actor, auditOperation: kind === backupRunJob ? 'backups.run' : 'backups.drill' },
+  );
+  return started.view;
 }
 
 const errors = {
@@ -150,9 +149,9 @@ export const feature: Feature = {
   ],
   start: async (ctx) => {
     setAppVersion((await import('../../server.ts')).VERSION);
-    ctx.jobs.register(runJob(ctx));
-    ctx.jobs.register(drillJob(ctx));
-    ctx.jobs.register(restoreJob(ctx));
+    ctx.jobs.register(backupRunJob, runJobImplementation(ctx));
+    ctx.jobs.register(backupDrillJob, drillJobImplementation(ctx));
+    ctx.jobs.register(backupRestoreJob, restoreJobImplementation(ctx));
     registerSchedules(ctx);
   },
   routes: [
@@ -303,7 +302,7 @@ export const feature: Feature = {
         },
       },
       handler: async ({ ctx, actor, params }) =>
-        accepted(await startPlanJob(ctx, actor!, params.name, 'backup.run')),
+        accepted(await startPlanJob(ctx, actor!, params.name, backupRunJob)),
     }),
     defineRoute({
       method: 'POST',
@@ -321,7 +320,7 @@ export const feature: Feature = {
         409: { description: 'backup_destination_missing, job_running', schema: ErrorBody },
       },
       handler: async ({ ctx, actor, params }) =>
-        accepted(await startPlanJob(ctx, actor!, params.name, 'backup.drill')),
+        accepted(await startPlanJob(ctx, actor!, params.name, backupDrillJob)),
     }),
     defineRoute({
       method: 'GET',
@@ -423,21 +422,23 @@ export const feature: Feature = {
           );
         }
         await checkDestination(ctx, plan.destination);
-        return accepted(
-          await ctx.jobs.start('backup.restore', {
+        const started = await ctx.jobs.start(
+          backupRestoreJob,
+          {
+            plan: plan.name,
+            destination: plan.destination,
+            snapshot: body.snapshot,
+            part,
+            paths: checked.paths,
+            folder,
+          },
+          {
             target: part.kind === 'share' ? `share:${part.name}` : `stack:${part.name}`,
-            params: {
-              plan: plan.name,
-              destination: plan.destination,
-              snapshot: body.snapshot,
-              part,
-              paths: checked.paths,
-              folder,
-            },
             actor,
             auditOperation: 'backups.restore',
-          }),
+          },
         );
+        return accepted(started.view);
       },
     }),
   ],

@@ -17,7 +17,7 @@ import {
 import { AppError, isoMillis } from '@appliance/common';
 import { externalMountpoint, mountedTargets } from '@appliance/external-disk';
 import type { AppContext } from '../../context.ts';
-import { jobRunning } from '../../services/jobs.ts';
+import { jobRunning } from '@appliance/jobs';
 import { jobTempDir, openPlanRestic, passwordMissing } from './adapters.ts';
 import { checkDestination, type Destination, openDestination } from './destination.ts';
 import { CONFIG_FILE } from './run-job.ts';

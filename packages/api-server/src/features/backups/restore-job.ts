@@ -10,9 +10,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import {
   asideName,
-  destinationGroup,
   includePattern,
-  type PartRef,
   partKey,
   partLabel,
   partOfTags,
@@ -23,20 +21,12 @@ import {
 } from '@appliance/backups';
 import { AppError } from '@appliance/common';
 import type { AppContext } from '../../context.ts';
-import type { JobDefinition, JobHandle } from '../../services/jobs.ts';
+import type { JobHandle, JobImplementation } from '@appliance/jobs';
+import type { RestoreParams } from './kinds.ts';
 import { openPlanRestic, stackControl } from './adapters.ts';
 import { APPDATA_ROOT, onDestination, openPlanForJob, pauseStackWatch, watched } from './run-job.ts';
 
-export interface RestoreParams {
-  plan: string;
-  destination: string;
-  snapshot: string;
-  part: PartRef;
-  /** Relative to the snapshot's root; empty: the whole snapshot. */
-  paths: string[];
-  /** Logical new folder, or null: into its place. */
-  folder: string | null;
-}
+export type { RestoreParams } from './kinds.ts';
 
 const unsafe = (where: string, why: string) =>
   new AppError(409, 'restore_path_unsafe', `Restoring files: ${where} ${why}.`, { path: where });
@@ -100,11 +90,10 @@ async function restoreWithProgress(
   }
 }
 
-export function restoreJob(ctx: AppContext): JobDefinition<RestoreParams> {
+export function restoreJobImplementation(
+  ctx: AppContext,
+): JobImplementation<RestoreParams, Record<string, unknown>> {
   return {
-    type: 'backup.restore',
-    title: 'restore',
-    groups: (p) => [destinationGroup(p.destination)],
     run: (job, params) =>
       onDestination(params.destination, async (seen) => {
         const { plan, dest, tmp } = await openPlanForJob(ctx, job, params.plan, seen);

@@ -13,11 +13,9 @@ import {
   backupEvents,
   configCopyPath,
   decideRetention,
-  destinationGroup,
   jobProgress,
   type Part,
   type PartFailure,
-  type PartRef,
   partKey,
   partLabel,
   partsOf,
@@ -29,7 +27,8 @@ import {
 import { AppError, isoMillis } from '@appliance/common';
 import { CONTAINER_KEY_PREFIX } from '@appliance/watchers';
 import type { AppContext } from '../../context.ts';
-import type { JobDefinition, JobHandle, JobView } from '../../services/jobs.ts';
+import type { JobHandle, JobImplementation } from '@appliance/jobs';
+import type { BackupRunResult, PartResult, RunParams } from './kinds.ts';
 import { readSettings } from '../settings/index.ts';
 import { jobTempDir, openPlanRestic, passwordMissing, stackControl, writeConfigArchive } from './adapters.ts';
 import { asDestinationFailure, type Destination, openDestination } from './destination.ts';
@@ -44,23 +43,7 @@ import {
   updateState,
 } from './store.ts';
 
-export interface RunParams {
-  plan: string;
-  destination: string;
-}
-
-export interface PartResult {
-  part: PartRef;
-  state: 'succeeded' | 'failed' | 'skipped';
-  snapshot: string | null;
-  files: number | null;
-  bytes: number | null;
-  dataAdded: number | null;
-  seconds: number;
-  /** restic's error line, or why the part could not run. */
-  error: string | null;
-  note: string | null;
-}
+export type { PartResult, RunParams } from './kinds.ts';
 
 /** How often the job checks that the destination still answers while restic writes. */
 export const WATCH_MS = 2_000;
@@ -403,7 +386,7 @@ async function applyRetention(
   return { ...result, pruned: true };
 }
 
-export function runJob(ctx: AppContext): JobDefinition<RunParams> {
+export function runJobImplementation(ctx: AppContext): JobImplementation<RunParams, BackupRunResult> {
   const raise = async (e: backupEvents.RaisedEvent) => {
     try {
       await ctx.hooks.raise?.(e);
@@ -475,12 +458,9 @@ export function runJob(ctx: AppContext): JobDefinition<RunParams> {
     return { parts: results, retention };
   };
   return {
-    type: 'backup.run',
-    title: 'backup',
-    groups: (p) => [destinationGroup(p.destination)],
     run: (job, params) => onDestination(params.destination, (seen) => runPlan(job, params, seen)),
-    async after(view: JobView) {
-      const params = view.params as unknown as RunParams;
+    async after(view) {
+      const params = view.params;
       const at = view.endedAt ?? isoMillis(ctx.clock.now());
       await ctx.writes
         .run((db) => recordRun(db, params.plan, at, view.id, view.state))

@@ -17,6 +17,8 @@ import {
   staleTransitions,
 } from '@appliance/backups';
 import { isAppError, isoMillis } from '@appliance/common';
+import type { JobKind } from '@appliance/jobs';
+import { backupDrillJob, backupRunJob, type RunParams } from './kinds.ts';
 import type { AppContext } from '../../context.ts';
 import { readSettings } from '../settings/index.ts';
 import { ensureState, type PlanState, readPlans, readState, type StoredPlan, updateState } from './store.ts';
@@ -65,17 +67,16 @@ const earliest = (dates: (Date | null)[]) =>
 
 export function registerSchedules(ctx: AppContext): void {
   const start = async (
-    type: 'backup.run' | 'backup.drill',
+    kind: JobKind<RunParams, unknown>,
     plan: StoredPlan,
     field: 'lastScheduledAt' | 'lastDrillScheduledAt',
   ) => {
     try {
-      const job = await ctx.jobs.start(type, {
-        target: plan.name,
-        params: { plan: plan.name, destination: plan.destination },
-        actor: null,
-        trigger: 'schedule',
-      });
+      const { view: job } = await ctx.jobs.start(
+        kind,
+        { plan: plan.name, destination: plan.destination },
+        { target: plan.name, actor: null, trigger: 'schedule' },
+      );
       const at = isoMillis(ctx.clock.now());
       await ctx.writes.run((db) => updateState(db, plan.name, at, { [field]: at }));
       return job.id;
@@ -95,7 +96,7 @@ export function registerSchedules(ctx: AppContext): void {
       for (const { plan, state } of await plansWithState(ctx)) {
         const due = planDue(ctx, plan, state);
         if (!due || due > now) continue;
-        first ??= await start('backup.run', plan, 'lastScheduledAt');
+        first ??= await start(backupRunJob, plan, 'lastScheduledAt');
       }
       return first;
     },
@@ -110,7 +111,7 @@ export function registerSchedules(ctx: AppContext): void {
       for (const { plan, state } of await plansWithState(ctx)) {
         const due = drillDue(ctx, plan, state);
         if (!due || due > now) continue;
-        first ??= await start('backup.drill', plan, 'lastDrillScheduledAt');
+        first ??= await start(backupDrillJob, plan, 'lastDrillScheduledAt');
       }
       return first;
     },

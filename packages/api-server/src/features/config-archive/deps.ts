@@ -11,7 +11,7 @@ import { customConfPath, renderSmbConf, validateSmbConf } from '@appliance/share
 import Database from 'better-sqlite3';
 import { drizzle } from 'drizzle-orm/better-sqlite3';
 import type { AppContext } from '../../context.ts';
-import { jobRunning } from '../../services/jobs.ts';
+import { jobRunning } from '@appliance/jobs';
 import { createSealer, machineKeyCheck } from '../../db/machine-key.ts';
 import { type Db, MIGRATIONS_DIR } from '../../db/open.ts';
 import * as schema from '../../db/schema.ts';

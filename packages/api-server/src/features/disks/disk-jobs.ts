@@ -59,15 +59,30 @@ import { eq } from 'drizzle-orm';
 import type { AppContext } from '../../context.ts';
 import { arrayDisks } from '../../db/schema.ts';
 import type { Actor } from '../../services/audit.ts';
-import { type JobHandle, JobBlocked, type JobView } from '../../services/jobs.ts';
+import { defineJob, type JobHandle, type JobImplementation, JobBlocked } from '@appliance/jobs';
 import { ARRAY_GROUP, failed, handlers, syncParity } from '../parity/jobs.ts';
 import { readParityState } from '../parity/store.ts';
 import { listExternals, listSlots, readSettings } from './store.ts';
 import { doesNotFit } from './fit.ts';
 
-export const UPGRADE_JOB = 'disk.upgrade';
-export const REPLACE_JOB = 'disk.replace';
-const DISK_JOBS = new Set([UPGRADE_JOB, REPLACE_JOB]);
+/** What a disk job records: where the slot is and how long each phase took (shape per outcome). */
+export type DiskJobResult = Record<string, unknown>;
+
+/** `disk.upgrade`: a data or parity disk copied onto a bigger one, the slot switched. */
+export const diskUpgradeJob = defineJob<DiskJobParams, DiskJobResult>({
+  type: 'disk.upgrade',
+  title: 'disk upgrade',
+  groups: [ARRAY_GROUP],
+});
+
+/** `disk.replace`: a missing or failing disk rebuilt onto a new one. */
+export const diskReplaceJob = defineJob<DiskJobParams, DiskJobResult>({
+  type: 'disk.replace',
+  title: 'disk replace',
+  groups: [ARRAY_GROUP],
+});
+
+const DISK_JOBS = new Set([diskUpgradeJob.type, diskReplaceJob.type]);
 
 /** The id of a disk job running now (for `409 disk_job_running`), else null. */
 export function runningDiskJobId(ctx: AppContext): string | null {
@@ -106,9 +121,8 @@ export async function startDiskJob(
       `Another operation is using ${plan.replacementDevice}: wait for it to finish, then try again.`,
       { device: plan.replacementDevice },
     );
-  const job = await ctx.jobs.start(upgrade ? UPGRADE_JOB : REPLACE_JOB, {
+  const { view: job } = await ctx.jobs.start(upgrade ? diskUpgradeJob : diskReplaceJob, params, {
     target: plan.mountpoint,
-    params: { ...params },
     actor,
     auditOperation: upgrade ? 'disks.array.upgrade' : 'disks.array.replace',
     audit: {
@@ -195,7 +209,7 @@ class DiskJobRun {
     return path.join(this.ctx.paths.stateDir, 'disk-jobs', 'snapraid.conf');
   }
 
-  async execute(): Promise<unknown> {
+  async execute(): Promise<DiskJobResult> {
     try {
       const result = await this.ctx.locks.tryRun(
         diskLockKey(this.p.device),
@@ -255,7 +269,7 @@ class DiskJobRun {
     };
   }
 
-  private async steps(): Promise<unknown> {
+  private async steps(): Promise<DiskJobResult> {
     await this.enter('check');
     this.entry = await this.recheck();
     switch (this.p.kind) {
@@ -727,15 +741,15 @@ async function settle(ctx: AppContext, p: DiskJobParams, side: SlotSide): Promis
   }
 }
 
-/** The job definitions (one type each for upgrades and replaces), registered by the feature. */
-export function diskJobs(ctx: AppContext) {
-  const define = (type: string, title: string) => ({
-    type,
-    title,
-    groups: [ARRAY_GROUP],
-    run: (job: JobHandle, params: DiskJobParams) => new DiskJobRun(ctx, job, params).execute(),
-    async recover(view: JobView) {
-      const p = view.params as unknown as DiskJobParams;
+/** The implementation of both disk job kinds, registered by the feature. */
+export function diskJobImplementation(
+  ctx: AppContext,
+  title: string,
+): JobImplementation<DiskJobParams, DiskJobResult> {
+  return {
+    run: (job, params) => new DiskJobRun(ctx, job, params).execute(),
+    async recover(view) {
+      const p = view.params;
       if (typeof p.newFsUuid !== 'string')
         return {
           message: `The service stopped during the ${title} (recorded by an older version); it wrote nothing. Send the request again.`,
@@ -753,6 +767,5 @@ export function diskJobs(ctx: AppContext) {
         details: { slotOn: side, mountpoint: side === 'new' ? p.targetMountpoint : p.mountpoint },
       };
     },
-  });
-  return [define(UPGRADE_JOB, 'disk upgrade'), define(REPLACE_JOB, 'disk replace')];
+  };
 }

@@ -6,7 +6,7 @@
 import { isMountedAt, metadataFiles, saveMetadata, snapraidDiskName } from '@appliance/array-planner';
 import { missingTools } from '@appliance/common';
 import type { AppContext } from '../../context.ts';
-import type { JobHandle } from '../../services/jobs.ts';
+import type { JobHandle } from '@appliance/jobs';
 import { listSlots } from './store.ts';
 
 export interface MetadataOutcome {

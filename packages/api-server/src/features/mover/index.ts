@@ -9,7 +9,7 @@ import type { MoverResult } from '@appliance/shares';
 import type { AppContext } from '../../context.ts';
 import { accepted, defineRoute, ok } from '../../http/route.ts';
 import { ErrorBody } from '../../http/schemas.ts';
-import type { JobDefinition, JobView } from '../../services/jobs.ts';
+import { defineJob, type JobImplementation, type JobView } from '@appliance/jobs';
 import { readSettings as readArraySettings } from '../disks/store.ts';
 import type { Feature } from '../feature.ts';
 import { JobSchema } from '../jobs/schemas.ts';
@@ -18,21 +18,24 @@ import { hasCache, journalDir, moverOptions, moverShares, requireCache } from '.
 import { MoverRunBody, MoverSettingsBody, MoverSettingsSchema, MoverStatusSchema } from './schemas.ts';
 import { readMoverSettings, writeMoverSettings } from './store.ts';
 
-export const MOVER_JOB = 'mover.run';
 const TARGET = '/mnt/cache';
 
 interface RunParams {
   verify: 'size-mtime' | 'sha256';
 }
 
+/** `mover.run`: files of cache-then-move shares from the cache to the data disks (array group). */
+export const moverJob = defineJob<RunParams, MoverResult>({
+  type: 'mover.run',
+  title: 'mover',
+  groups: ['array'],
+});
+
 /** The heavy half (the mover and its adapters) loads on the first run. */
 const shares = () => import('@appliance/shares');
 
-function moverJob(ctx: AppContext): JobDefinition<RunParams> {
+function moverImplementation(ctx: AppContext): JobImplementation<RunParams, MoverResult> {
   return {
-    type: MOVER_JOB,
-    title: 'mover',
-    groups: ['array'],
     async run(job, params) {
       job.phase('check');
       const options = await moverOptions(ctx);
@@ -58,7 +61,7 @@ function moverJob(ctx: AppContext): JobDefinition<RunParams> {
       });
     },
     async after(view) {
-      const r = view.result as MoverResult | null;
+      const r = view.result;
       if (!r || r.skippedCount === 0) return;
       const { skipEvent } = await shares();
       try {
@@ -98,19 +101,18 @@ function registerSchedule(ctx: AppContext): void {
     },
     run: async () =>
       (
-        await ctx.jobs.start(MOVER_JOB, {
-          target: TARGET,
-          params: { verify: readMoverSettings(ctx.db).verify },
-          actor: null,
-          trigger: 'schedule',
-        })
-      ).id,
+        await ctx.jobs.start(
+          moverJob,
+          { verify: readMoverSettings(ctx.db).verify },
+          { target: TARGET, actor: null, trigger: 'schedule' },
+        )
+      ).view.id,
   });
 }
 
-function lastRun(view: JobView | null) {
+function lastRun(view: JobView<RunParams, MoverResult> | null) {
   if (!view) return null;
-  const r = view.result as MoverResult | null;
+  const r = view.result;
   return {
     jobId: view.id,
     state: view.state,
@@ -131,7 +133,7 @@ export const feature: Feature = {
   // observed once the array has a cache: without one the mover has nothing to move
   raises: [{ eventType: 'mover_skipping_files', when: (ctx) => hasCache(ctx) }],
   start(ctx) {
-    ctx.jobs.register(moverJob(ctx));
+    ctx.jobs.register(moverJob, moverImplementation(ctx));
     registerSchedule(ctx);
   },
   routes: [
@@ -143,8 +145,8 @@ export const feature: Feature = {
       tags: ['mover'],
       responses: { 200: { description: 'Mover status', schema: MoverStatusSchema } },
       handler: ({ ctx }) => {
-        const running = ctx.jobs.running().find((j) => j.type === MOVER_JOB) ?? null;
-        const last = ctx.jobs.latest(MOVER_JOB, [
+        const running = ctx.jobs.runningOf(moverJob)[0] ?? null;
+        const last = ctx.jobs.latest(moverJob, [
           'succeeded',
           'failed',
           'cancelled',
@@ -176,7 +178,7 @@ export const feature: Feature = {
       handler: async ({ ctx, actor, body }) => {
         requireCache(ctx);
         const verify = body.verify ?? readMoverSettings(ctx.db).verify;
-        return accepted(await ctx.jobs.start(MOVER_JOB, { target: TARGET, params: { verify }, actor }));
+        return accepted((await ctx.jobs.start(moverJob, { verify }, { target: TARGET, actor })).view);
       },
     }),
     defineRoute({

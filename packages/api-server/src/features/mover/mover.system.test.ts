@@ -21,6 +21,7 @@ import {
   waitJob,
 } from '../../testing/lab-array.ts';
 import { killAll, type ServerProcess, startServerProcess } from '../../testing/server-process.ts';
+import { syncJob } from '../parity/jobs.ts';
 
 const run = promisify(execFile);
 const MiB = 1024 * 1024;
@@ -339,7 +340,7 @@ describe('the mover on a real array', () => {
     expect(lab.s.server.ctx.jobs.running().some((j) => j.type === 'parity.sync')).toBe(false);
     expect((await waitJob(lab.s, mover!.id)).state).toBe('succeeded');
     await lab.s.server.ctx.scheduler.tick();
-    const sync = lab.s.server.ctx.jobs.latest('parity.sync');
+    const sync = lab.s.server.ctx.jobs.latest(syncJob);
     expect(sync?.trigger).toBe('schedule');
     expect(Date.parse(sync!.startedAt!)).toBeGreaterThanOrEqual(
       Date.parse(lab.s.server.ctx.jobs.get(mover!.id)!.endedAt!),

@@ -7,7 +7,7 @@ import { listSlots, readSettings as readArraySettings } from '../disks/store.ts'
 import type { Feature } from '../feature.ts';
 import { JobSchema } from '../jobs/schemas.ts';
 import { readSettings } from '../settings/index.ts';
-import { scrubJob, syncJob } from './jobs.ts';
+import { scrubImplementation, scrubJob, syncImplementation, syncJob } from './jobs.ts';
 import {
   ParityDiffSchema,
   ParitySettingsBody,
@@ -51,13 +51,12 @@ function registerSchedules(ctx: AppContext): void {
     },
     run: async () =>
       (
-        await ctx.jobs.start('parity.sync', {
-          target: '/mnt/user',
-          params: { force: false },
-          actor: null,
-          trigger: 'schedule',
-        })
-      ).id,
+        await ctx.jobs.start(
+          syncJob,
+          { force: false },
+          { target: '/mnt/user', actor: null, trigger: 'schedule' },
+        )
+      ).view.id,
   });
   ctx.scheduler.register({
     name: 'parity.scrub',
@@ -65,7 +64,7 @@ function registerSchedules(ctx: AppContext): void {
       const s = since();
       if (!s) return null;
       const settings = readParitySettings(ctx.db);
-      const lastJob = ctx.jobs.latest('parity.scrub');
+      const lastJob = ctx.jobs.latest(scrubJob);
       const lastJobAt = lastJob?.startedAt ? new Date(lastJob.startedAt) : null;
       const last =
         lastRunAt && lastJobAt
@@ -77,13 +76,8 @@ function registerSchedules(ctx: AppContext): void {
       const settings = readParitySettings(ctx.db);
       const params = { percent: settings.scrubPercent, olderThanDays: settings.scrubOlderThanDays };
       return (
-        await ctx.jobs.start('parity.scrub', {
-          target: '/mnt/user',
-          params,
-          actor: null,
-          trigger: 'schedule',
-        })
-      ).id;
+        await ctx.jobs.start(scrubJob, params, { target: '/mnt/user', actor: null, trigger: 'schedule' })
+      ).view.id;
     },
   });
 }
@@ -97,8 +91,8 @@ export const feature: Feature = {
   name: 'parity',
   raises: ['sync_succeeded', 'sync_failed', 'sync_blocked_threshold', 'scrub_errors_found', 'array_degraded'],
   start(ctx) {
-    ctx.jobs.register(syncJob(ctx));
-    ctx.jobs.register(scrubJob(ctx));
+    ctx.jobs.register(syncJob, syncImplementation(ctx));
+    ctx.jobs.register(scrubJob, scrubImplementation(ctx));
     registerSchedules(ctx);
   },
   routes: [
@@ -139,14 +133,12 @@ export const feature: Feature = {
       handler: async ({ ctx, actor, body }) => {
         await requireParityArray(ctx, 'sync');
         const force = body.force === true;
-        return accepted(
-          await ctx.jobs.start('parity.sync', {
-            target: '/mnt/user',
-            params: { force },
-            actor,
-            ...(force ? { audit: { guard: 'skipped (force)' } } : {}),
-          }),
+        const started = await ctx.jobs.start(
+          syncJob,
+          { force },
+          { target: '/mnt/user', actor, ...(force ? { audit: { guard: 'skipped (force)' } } : {}) },
         );
+        return accepted(started.view);
       },
     }),
     defineRoute({
@@ -169,7 +161,7 @@ export const feature: Feature = {
           percent: body.percent ?? settings.scrubPercent,
           olderThanDays: body.olderThanDays ?? settings.scrubOlderThanDays,
         };
-        return accepted(await ctx.jobs.start('parity.scrub', { target: '/mnt/user', params, actor }));
+        return accepted((await ctx.jobs.start(scrubJob, params, { target: '/mnt/user', actor })).view);
       },
     }),
     defineRoute({

@@ -8,6 +8,7 @@ import { type ArraySlot, isMountedAt, snapraidDiskName } from '@appliance/array-
 import { AppError, isoMillis } from '@appliance/common';
 import {
   createSnapraid,
+  type DamagedFile,
   type DiffCounts,
   decideSync,
   diffCounts,
@@ -19,7 +20,7 @@ import {
   syncReason,
 } from '@appliance/parity';
 import type { AppContext } from '../../context.ts';
-import { type JobHandle, type JobView, JobBlocked } from '../../services/jobs.ts';
+import { defineJob, type JobHandle, type JobImplementation, JobBlocked } from '@appliance/jobs';
 import { type MetadataOutcome, saveArrayMetadata } from '../disks/metadata.ts';
 import { listSlots } from '../disks/store.ts';
 import { readParitySettings, readParityState, updateParityState } from './store.ts';
@@ -35,6 +36,41 @@ export interface ScrubParams {
   percent: number;
   olderThanDays: number;
 }
+
+/** What a finished sync records: its outcome and how long it took. */
+export type SyncResult = SyncOutcome & { seconds: number };
+
+/** What a blocked sync records (the deletion guard stopped it). */
+export interface BlockedSyncResult {
+  changes: DiffCounts;
+  crossed: unknown[];
+  removedPaths: string[];
+  blockedSince: string;
+}
+
+export interface ScrubResult {
+  percent: number;
+  olderThanDays: number;
+  bytes: number;
+  dataErrors: number;
+  ioErrors: number;
+  fileErrors: number;
+  files: DamagedFile[];
+}
+
+/** `parity.sync`: diff → the deletion guard → touch → sync → status. */
+export const syncJob = defineJob<SyncParams, SyncResult | BlockedSyncResult>({
+  type: 'parity.sync',
+  title: 'parity sync',
+  groups: [ARRAY_GROUP],
+});
+
+/** `parity.scrub`: check the slots → scrub → status. */
+export const scrubJob = defineJob<ScrubParams, ScrubResult>({
+  type: 'parity.scrub',
+  title: 'parity scrub',
+  groups: [ARRAY_GROUP],
+});
 
 const raise = async (ctx: AppContext, event: RaisedEvent) => {
   try {
@@ -255,12 +291,11 @@ export async function syncParity(
   };
 }
 
-export function syncJob(ctx: AppContext) {
+export function syncImplementation(
+  ctx: AppContext,
+): JobImplementation<SyncParams, SyncResult | BlockedSyncResult> {
   return {
-    type: 'parity.sync',
-    title: 'parity sync',
-    groups: [ARRAY_GROUP],
-    async run(job: JobHandle, params: SyncParams) {
+    async run(job, params) {
       const started = Date.now();
       await requireWholeArray(ctx, job, 'parity sync');
       // once snapraid completed the sync the job succeeds, even when a cancel arrives meanwhile
@@ -269,9 +304,9 @@ export function syncJob(ctx: AppContext) {
       await recordStatus(ctx, job);
       return { ...outcome, seconds: Math.round((Date.now() - started) / 100) / 10 };
     },
-    async after(view: JobView) {
-      if (view.state === 'succeeded') {
-        const r = view.result as { changes: DiffCounts; bytes: number; seconds: number };
+    async after(view) {
+      if (view.state === 'succeeded' && view.result && 'seconds' in view.result) {
+        const r = view.result;
         await raise(
           ctx,
           parityEvents.syncSucceeded({ diff: diffOf(r.changes), bytes: r.bytes, seconds: r.seconds }),
@@ -287,12 +322,9 @@ export function syncJob(ctx: AppContext) {
   };
 }
 
-export function scrubJob(ctx: AppContext) {
+export function scrubImplementation(ctx: AppContext): JobImplementation<ScrubParams, ScrubResult> {
   return {
-    type: 'parity.scrub',
-    title: 'parity scrub',
-    groups: [ARRAY_GROUP],
-    async run(job: JobHandle, params: ScrubParams) {
+    async run(job, params) {
       await requireWholeArray(ctx, job, 'parity scrub');
       const snapraid = createSnapraid({ runner: ctx.runner, configFile: ctx.paths.snapraidConf });
       job.phase('scrub', { cancellable: true });
@@ -312,9 +344,9 @@ export function scrubJob(ctx: AppContext) {
         files: findings.files,
       };
     },
-    async after(view: JobView) {
-      if (view.state !== 'succeeded') return;
-      const r = view.result as { dataErrors: number; ioErrors: number; fileErrors: number; files: never[] };
+    async after(view) {
+      const r = view.result;
+      if (view.state !== 'succeeded' || !r) return;
       if (r.dataErrors + r.ioErrors + r.fileErrors > 0) await raise(ctx, parityEvents.scrubErrors(r));
     },
   };

@@ -2,7 +2,8 @@
 import { isoMillis } from '@appliance/common';
 import { diffCounts } from '@appliance/parity';
 import type { AppContext } from '../../context.ts';
-import type { JobView } from '../../services/jobs.ts';
+import type { JobView } from '@appliance/jobs';
+import { type ScrubParams, type SyncParams, scrubJob, syncJob } from './jobs.ts';
 import { listSlots } from '../disks/store.ts';
 import { readParityState } from './store.ts';
 
@@ -14,9 +15,9 @@ const num = (x: unknown): number | null => (typeof x === 'number' ? x : null);
 export function parityStatus(ctx: AppContext) {
   const configured = listSlots(ctx.db).some((s) => s.role === 'parity');
   const state = readParityState(ctx.db);
-  const lastSync = ctx.jobs.latest('parity.sync', ENDED);
-  const lastSuccess = ctx.jobs.latest('parity.sync', ['succeeded']);
-  const lastScrub = ctx.jobs.latest('parity.scrub', ENDED);
+  const lastSync = ctx.jobs.latest(syncJob, ENDED);
+  const lastSuccess = ctx.jobs.latest(syncJob, ['succeeded']);
+  const lastScrub = ctx.jobs.latest(scrubJob, ENDED);
   const running = ctx.jobs.running().find((j) => j.type.startsWith('parity.')) ?? null;
   const parity = !configured
     ? 'not_configured'
@@ -47,7 +48,7 @@ export function parityStatus(ctx: AppContext) {
   };
 }
 
-function syncView(j: JobView) {
+function syncView(j: JobView<SyncParams, unknown>) {
   const r = (j.result ?? {}) as Record<string, unknown>;
   const seconds =
     j.startedAt && j.endedAt
@@ -61,20 +62,20 @@ function syncView(j: JobView) {
     endedAt: j.endedAt,
     seconds,
     bytes: num(r['bytes']),
-    forced: j.params['force'] === true,
+    forced: j.params.force === true,
     error: j.error ? { code: j.error.code, message: j.error.message } : null,
   };
 }
 
-function scrubView(j: JobView) {
+function scrubView(j: JobView<ScrubParams, unknown>) {
   const r = (j.result ?? {}) as Record<string, unknown>;
   return {
     jobId: j.id,
     state: j.state,
     startedAt: j.startedAt,
     endedAt: j.endedAt,
-    percent: num(j.params['percent']),
-    olderThanDays: num(j.params['olderThanDays']),
+    percent: num(j.params.percent),
+    olderThanDays: num(j.params.olderThanDays),
     dataErrors: num(r['dataErrors']),
     ioErrors: num(r['ioErrors']),
     fileErrors: num(r['fileErrors']),

@@ -17,7 +17,7 @@ import {
 import type { AppContext } from '../../context.ts';
 import { accepted, defineRoute, ok } from '../../http/route.ts';
 import { ErrorBody } from '../../http/schemas.ts';
-import type { JobView } from '../../services/jobs.ts';
+import { defineJob, type JobView } from '@appliance/jobs';
 import type { WatcherDefinition } from '../../services/watchers.ts';
 import type { Feature } from '../feature.ts';
 import { JobSchema } from '../jobs/schemas.ts';
@@ -64,20 +64,37 @@ async function requireApt(ctx: AppContext): Promise<void> {
     );
 }
 
+type NoParams = Record<string, never>;
+
+/** `updates.check`: the package lists read, what is pending counted. */
+export const updatesCheckJob = defineJob<NoParams, { checkedAt: string; pending: number; security: number }>({
+  type: 'updates.check',
+  title: 'the update check',
+  groups: CHECK_GROUPS,
+});
+
+/** `updates.apply`: the pending upgrades installed. */
+export const updatesApplyJob = defineJob<NoParams, Awaited<ReturnType<typeof runApply>>>({
+  type: 'updates.apply',
+  title: 'the update',
+  groups: APPLY_GROUPS,
+});
+
+/** `system.reboot`: the machine restarted. */
+export const systemRebootJob = defineJob<NoParams, { rebootedAt: string }>({
+  type: 'system.reboot',
+  title: 'the reboot',
+  groups: REBOOT_GROUPS,
+});
+
 function register(ctx: AppContext, version: string): void {
-  ctx.jobs.register({
-    type: 'updates.check',
-    title: 'the update check',
-    groups: CHECK_GROUPS,
+  ctx.jobs.register(updatesCheckJob, {
     run: async () => {
       const r = await runCheck(updatePorts(ctx, version));
       return { checkedAt: r.checkedAt, pending: r.packages.length, security: r.security.length };
     },
   });
-  ctx.jobs.register({
-    type: 'updates.apply',
-    title: 'the update',
-    groups: APPLY_GROUPS,
+  ctx.jobs.register(updatesApplyJob, {
     run: (job) =>
       runApply(updatePorts(ctx, version), {
         phase: (name) => job.phase(name),
@@ -91,10 +108,7 @@ function register(ctx: AppContext, version: string): void {
       await ctx.watchers.runOnce('reboot');
     },
   });
-  ctx.jobs.register({
-    type: 'system.reboot',
-    title: 'the reboot',
-    groups: REBOOT_GROUPS,
+  ctx.jobs.register(systemRebootJob, {
     run: async () => {
       await rebootNow(ctx.runner, { sandbox: ctx.config.root !== '' });
       return { rebootedAt: isoMillis(ctx.clock.now()) };
@@ -105,7 +119,8 @@ function register(ctx: AppContext, version: string): void {
     nextDue: (last) =>
       updatesConfigured(ctx) ? (last ? new Date(last.getTime() + CHECK_INTERVAL_MS) : ctx.clock.now()) : null,
     run: async () =>
-      (await ctx.jobs.start('updates.check', { target: 'apt', actor: null, trigger: 'schedule' })).id,
+      (await ctx.jobs.start(updatesCheckJob, {}, { target: 'apt', actor: null, trigger: 'schedule' })).view
+        .id,
   });
   ctx.scheduler.register({
     name: 'system.reboot',
@@ -115,11 +130,11 @@ function register(ctx: AppContext, version: string): void {
     },
     // refused with job_running while an array job runs: the scheduler tries again at its next tick
     run: async () => {
-      const job = await ctx.jobs.start('system.reboot', {
-        target: 'system',
-        actor: null,
-        trigger: 'schedule',
-      });
+      const { view: job } = await ctx.jobs.start(
+        systemRebootJob,
+        {},
+        { target: 'system', actor: null, trigger: 'schedule' },
+      );
       await ctx.writes.run((db) => writeUpdatesState(db, { rebootAt: null, rebootBy: null }));
       return job.id;
     },
@@ -141,7 +156,7 @@ function rebootView(ctx: AppContext) {
 function updatesView(ctx: AppContext) {
   const state = readUpdatesState(ctx.db);
   const running = ctx.jobs.running().find((j) => j.type === 'updates.apply' || j.type === 'updates.check');
-  const lastApply: JobView | null = ctx.jobs.latest('updates.apply', [
+  const lastApply: JobView | null = ctx.jobs.latest(updatesApplyJob, [
     'succeeded',
     'failed',
     'cancelled',
@@ -195,7 +210,7 @@ export function updatesFeature(version: string): Feature {
         },
         handler: async ({ ctx, actor }) => {
           await requireApt(ctx);
-          return accepted(await ctx.jobs.start('updates.check', { target: 'apt', actor }));
+          return accepted((await ctx.jobs.start(updatesCheckJob, {}, { target: 'apt', actor })).view);
         },
       }),
       defineRoute({
@@ -217,7 +232,7 @@ export function updatesFeature(version: string): Feature {
         },
         handler: async ({ ctx, actor }) => {
           await requireApt(ctx);
-          return accepted(await ctx.jobs.start('updates.apply', { target: 'apt', actor }));
+          return accepted((await ctx.jobs.start(updatesApplyJob, {}, { target: 'apt', actor })).view);
         },
       }),
       defineRoute({

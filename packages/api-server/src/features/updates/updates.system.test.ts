@@ -15,6 +15,7 @@ import { type AptLab, createAptLab } from '@appliance/updates/test-support';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../testing/sandbox.ts';
 import { alertsOf } from '../watchers/test-support.ts';
+import { systemRebootJob } from './index.ts';
 
 /** A host root with an account database, /run, /boot and the running kernel of its own. */
 function hostRoot(): string {
@@ -124,7 +125,7 @@ describe('reboot required and the scheduled reboot', () => {
 
     release();
     await s.server.ctx.scheduler.tick();
-    const job = s.server.ctx.jobs.latest('system.reboot');
+    const job = s.server.ctx.jobs.latest(systemRebootJob);
     expect(job).not.toBeNull();
     expect((await waitJob(s, job!.id)).state).toBe('succeeded');
     expect(shim.calls()).toEqual(['reboot']);

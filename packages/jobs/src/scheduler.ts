@@ -1,22 +1,21 @@
 /**
  * The in-service scheduler (09): no cron file to drift. Each schedule says when it is next due
- * given the last slot it ran for; `tick()` runs every schedule whose slot has come, on the injected
- * clock (tests set the clock and call `tick()`, they never sleep). A slot missed while the service
- * was down is in the past at the next start, so it runs once then, and the next slot is the one
- * after. A run that finds its job type busy (another array job) is tried again at the next tick.
+ * given its last run; `tick()` runs every schedule whose slot has come, on the injected clock
+ * (tests set the clock and call `tick()`, they never sleep). A slot missed while the service was
+ * down is in the past at the next start, so it runs once then, and the next slot is the one after.
+ * A run that finds its job's groups busy (`409 job_running`) or an import running is tried again
+ * at the next tick; any other refusal is recorded as the slot's run.
  */
 import { isAppError, isoMillis } from '@appliance/common';
-import { eq } from 'drizzle-orm';
-import type { AppContext } from '../context.ts';
-import { scheduleRuns } from '../db/schema.ts';
+import type { Logger, Timers } from './ports.ts';
 
 export interface Schedule {
-  /** Unique, stable (the row key of its last run), e.g. `parity.sync`. */
+  /** Unique, stable (the key of its last run), e.g. `parity.sync`. */
   name: string;
   /**
    * The next due time after its last scheduled run (`lastRunAt`, null: never ran), or null when
-   * the schedule is off or has nothing to do (no array). Counting from the run, not from the slot,
-   * makes a week of missed slots run once, not seven times.
+   * the schedule is off or has nothing to do. Counting from the run, not from the slot, makes a
+   * week of missed slots run once, not seven times.
    */
   nextDue(lastRunAt: Date | null): Date | null;
   /** Starts the work; returns its job id. Throwing `409 job_running` means "busy, try again". */
@@ -26,6 +25,19 @@ export interface Schedule {
    * before the parity sync, which then finds the array busy and runs at a later tick, after it.
    */
   order?: number;
+}
+
+/** The last run of a schedule, as stored. */
+export interface ScheduleRun {
+  name: string;
+  lastDueAt: string;
+  lastRunAt: string;
+  jobId: string | null;
+}
+
+export interface ScheduleStore {
+  last(name: string): ScheduleRun | null;
+  record(run: ScheduleRun): Promise<void>;
 }
 
 export interface ScheduleView {
@@ -39,43 +51,41 @@ export interface ScheduleView {
 /** Default interval between ticks: a slot starts at most this late. */
 export const TICK_MS = 20_000;
 
+/** Refusals that mean "busy now, try at the next tick". */
+const BUSY_CODES = new Set(['job_running', 'import_in_progress']);
+
 export class Scheduler {
-  private readonly ctx: AppContext;
+  private readonly ports: { store: ScheduleStore; clock: { now(): Date }; timers: Timers; logger: Logger };
   private readonly schedules = new Map<string, Schedule>();
-  private timer: NodeJS.Timeout | null = null;
+  private timer: { cancel(): void } | null = null;
   private ticking: Promise<void> | null = null;
 
-  constructor(ctx: AppContext) {
-    this.ctx = ctx;
+  constructor(ports: { store: ScheduleStore; clock: { now(): Date }; timers: Timers; logger: Logger }) {
+    this.ports = ports;
   }
 
   register(schedule: Schedule): void {
     this.schedules.set(schedule.name, schedule);
   }
 
-  /** Starts the timer (the first tick runs at once: missed slots run at start). */
+  /** Starts the ticks (the first runs at once: missed slots run at start). */
   start(intervalMs = TICK_MS): void {
     if (this.timer) return;
-    this.timer = setInterval(() => void this.tick(), intervalMs);
-    this.timer.unref();
+    this.timer = this.ports.timers.every(intervalMs, () => void this.tick());
     void this.tick();
   }
 
   async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
+    this.timer?.cancel();
     this.timer = null;
     await this.ticking;
   }
 
-  private last(name: string) {
-    return this.ctx.db.select().from(scheduleRuns).where(eq(scheduleRuns.name, name)).get() ?? null;
-  }
-
-  /** When each schedule is next due (the status routes show it). */
+  /** When a schedule is next due, and its last run (the status routes show it). */
   view(name: string): ScheduleView | null {
     const s = this.schedules.get(name);
     if (!s) return null;
-    const last = this.last(name);
+    const last = this.ports.store.last(name);
     const next = s.nextDue(last ? new Date(last.lastRunAt) : null);
     return {
       name,
@@ -95,18 +105,16 @@ export class Scheduler {
   }
 
   private async runDue(): Promise<void> {
+    const { store, clock, logger } = this.ports;
     const ordered = [...this.schedules.values()].sort((a, b) => (a.order ?? 0) - (b.order ?? 0));
     for (const s of ordered) {
-      const now = this.ctx.clock.now();
+      const now = clock.now();
       let due: Date | null;
       try {
-        const last = this.last(s.name);
+        const last = store.last(s.name);
         due = s.nextDue(last ? new Date(last.lastRunAt) : null);
       } catch (err) {
-        this.ctx.logger.error('schedule could not compute its next run', {
-          schedule: s.name,
-          error: String(err),
-        });
+        logger.error('schedule could not compute its next run', { schedule: s.name, error: String(err) });
         continue;
       }
       if (due === null || due.getTime() > now.getTime()) continue;
@@ -114,15 +122,12 @@ export class Scheduler {
       try {
         jobId = await s.run(due);
       } catch (err) {
-        if (isAppError(err) && (err.code === 'job_running' || err.code === 'import_in_progress')) continue;
+        if (isAppError(err) && BUSY_CODES.has(err.code)) continue;
         // any other refusal is recorded as the slot's run: it would fail the same way every tick
-        this.ctx.logger.warn('scheduled run refused', { schedule: s.name, error: String(err) });
+        logger.warn('scheduled run refused', { schedule: s.name, error: String(err) });
         jobId = null;
       }
-      const row = { name: s.name, lastDueAt: isoMillis(due), lastRunAt: isoMillis(now), jobId };
-      await this.ctx.writes.run((db) =>
-        db.insert(scheduleRuns).values(row).onConflictDoUpdate({ target: scheduleRuns.name, set: row }).run(),
-      );
+      await store.record({ name: s.name, lastDueAt: isoMillis(due), lastRunAt: isoMillis(now), jobId });
     }
   }
 }

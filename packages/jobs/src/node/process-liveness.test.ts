@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { processStartTimeSync } from './jobs.ts';
+import { processStartTimeSync } from './index.ts';
 
 /**
  * A killed service's tool is reparented to PID 1, which may leave it a zombie for a while after it

@@ -1,0 +1,35 @@
+/**
+ * The ports of `@appliance/jobs`, wired to the server: the SQLite stores, the service's clock for
+ * timestamps (a monotonic clock for throttling and ETAs), Node's timers, /proc for a leftover
+ * tool, the event bus, the import gate and the audit log's actor.
+ */
+import { JobRunner, Scheduler } from '@appliance/jobs';
+import { nodeTimers, procProcesses, systemClock } from '@appliance/jobs/node';
+import type { AppContext } from '../../context.ts';
+import type { Actor } from '../../services/audit.ts';
+import { createJobStore, createScheduleStore } from './store.ts';
+
+/** The service's job runner: `ctx.jobs`. */
+export function createJobRunner(ctx: AppContext): JobRunner<Actor> {
+  return new JobRunner<Actor>({
+    store: createJobStore(ctx),
+    clock: { now: () => ctx.clock.now(), monotonicMs: systemClock.monotonicMs },
+    timers: nodeTimers,
+    processes: procProcesses,
+    events: ctx.events,
+    logger: ctx.logger,
+    gate: ctx.gate,
+    newId: () => ctx.random.uuid(),
+    actorName: (actor) => (actor ? (actor.kind === 'local' ? 'local' : actor.username) : 'system'),
+  });
+}
+
+/** The in-service scheduler: `ctx.scheduler`, on the service's clock. */
+export function createScheduler(ctx: AppContext): Scheduler {
+  return new Scheduler({
+    store: createScheduleStore(ctx),
+    clock: ctx.clock,
+    timers: nodeTimers,
+    logger: ctx.logger,
+  });
+}
