@@ -42,6 +42,7 @@ import {
   waitForKillPoint,
   writeLabConfig,
 } from './crash-support.ts';
+import { removeSandboxRoot } from '../testing/sandbox.ts';
 import { webPortTemplate } from '../testing/templates.ts';
 
 const MiB = 1024 * 1024;
@@ -85,7 +86,13 @@ afterAll(async () => {
   for (const m of mounts.splice(0).reverse()) await run('umount', ['-l', m]).catch(() => undefined);
   for (const d of disks.splice(0)) await d.destroy().catch(() => undefined);
   await dockerd?.stop();
-  if (work) fs.rmSync(work, { recursive: true, force: true });
+  if (work) {
+    // the roots' slot mountpoints are immutable (chattr +i): removeSandboxRoot takes the flag off first
+    for (const name of fs.readdirSync(work)) {
+      if (name.startsWith('root-')) removeSandboxRoot(path.join(work, name));
+    }
+    fs.rmSync(work, { recursive: true, force: true });
+  }
 }, 120_000);
 
 /** A fresh sandbox root and a short socket path (unix socket paths are limited to 108 bytes). */
