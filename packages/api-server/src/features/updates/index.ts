@@ -69,21 +69,21 @@ type NoParams = Record<string, never>;
 /** `updates.check`: the package lists read, what is pending counted. */
 export const updatesCheckJob = defineJob<NoParams, { checkedAt: string; pending: number; security: number }>({
   type: 'updates.check',
-  title: 'the update check',
+  title: 'update check',
   groups: CHECK_GROUPS,
 });
 
 /** `updates.apply`: the pending upgrades installed. */
 export const updatesApplyJob = defineJob<NoParams, Awaited<ReturnType<typeof runApply>>>({
   type: 'updates.apply',
-  title: 'the update',
+  title: 'update',
   groups: APPLY_GROUPS,
 });
 
 /** `system.reboot`: the machine restarted. */
 export const systemRebootJob = defineJob<NoParams, { rebootedAt: string }>({
   type: 'system.reboot',
-  title: 'the reboot',
+  title: 'reboot',
   groups: REBOOT_GROUPS,
 });
 
