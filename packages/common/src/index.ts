@@ -11,3 +11,4 @@ export * from './inventory/match.ts';
 export * from './disk-lock.ts';
 export * from './schedule.ts';
 export * from './first-use.ts';
+export * from './app-data.ts';

@@ -1,51 +1,6 @@
 /**
- * The app data of a stack (issue 23, decided in docs/decisions/backups.md): the host folders its
- * services bind-mount (short `src:dst[:mode]` or long `type: bind` syntax, as the compose tool's
- * `config` resolves them) that lie strictly below the appdata location (`/mnt/cache`, where
- * templates put their `appdata` paths). Named volumes live in Docker's own data root and are not
- * app data here; binds of shares (`/mnt/user/…`) are backed up as shares; a bind of the appdata
- * location itself is refused by being ignored (it would back up every stack's data). Nested folders
- * collapse into the outermost one.
+ * The app data of a stack (issue 23, decided in docs/decisions/backups.md): the folders its services
+ * bind-mount below the appdata location (`/mnt/cache`), from @appliance/common's app-data module,
+ * which the stack removal of @appliance/template-installer uses too.
  */
-
-/** Host sources of bind mounts in a compose model (`docker-compose config`, YAML or JSON parsed). */
-export function bindSources(model: unknown): string[] {
-  const out: string[] = [];
-  const services = (model as { services?: Record<string, unknown> } | null)?.services;
-  if (!services || typeof services !== 'object') return out;
-  for (const svc of Object.values(services)) {
-    const volumes = (svc as { volumes?: unknown } | null)?.volumes;
-    if (!Array.isArray(volumes)) continue;
-    for (const v of volumes) {
-      if (typeof v === 'string') {
-        const source = v.split(':')[0] ?? '';
-        if (source.startsWith('/')) out.push(source);
-      } else if (v && typeof v === 'object') {
-        const long = v as { type?: unknown; source?: unknown };
-        if (long.type === 'bind' && typeof long.source === 'string' && long.source.startsWith('/'))
-          out.push(long.source);
-      }
-    }
-  }
-  return out;
-}
-
-const normalize = (p: string): string => {
-  const parts: string[] = [];
-  for (const seg of p.split('/')) {
-    if (seg === '' || seg === '.') continue;
-    if (seg === '..') parts.pop();
-    else parts.push(seg);
-  }
-  return `/${parts.join('/')}`;
-};
-
-/** The app-data folders among `sources`: strictly below `root`, outermost only, sorted. */
-export function appDataRoots(sources: readonly string[], root: string): string[] {
-  const base = normalize(root);
-  const below = [...new Set(sources.map(normalize))].filter((p) => p.startsWith(`${base}/`));
-  below.sort();
-  const out: string[] = [];
-  for (const p of below) if (!out.some((o) => p === o || p.startsWith(`${o}/`))) out.push(p);
-  return out;
-}
+export { appDataFolders as appDataRoots, bindSources } from '@appliance/common';
