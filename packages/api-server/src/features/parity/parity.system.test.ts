@@ -242,13 +242,24 @@ describe('parity sync and scrub on a real array', () => {
 
   it('cancel: a running sync ends cancelled with the progress it had, snapraid exited cleanly, the next sync completes', async () => {
     // enough for a block loop of a few seconds: snapraid prints a progress line about every half second
-    const big = await writeFiles(pool(), 20, () => 40 * MiB, 'big');
+    let big = await writeFiles(pool(), 20, () => 40 * MiB, 'big');
     let id = '';
     // cancelled inside snapraid's block loop, at its first progress line with work done
-    const at = cancelAtSnapraidLine(/^\s*[1-9]\d?%, \d+ MB/, () => id);
+    let at = cancelAtSnapraidLine(/^\s*[1-9]\d?%, \d+ MB/, () => id);
     try {
       id = await startSync();
-      const job = await waitJob(lab.s, id);
+      let job = await waitJob(lab.s, id);
+      // On a loaded host the output reader can lag so far that the loop's last progress line is read
+      // together with its closing line: no cancel point was met and the sync simply succeeded. That
+      // is no answer about a cancel; try again with the same files rewritten (new content, same names
+      // and sizes, so the disks do not fill), twice at most, the assertions unchanged.
+      for (let retry = 0; retry < 2 && (await at.answer()) === null && job.state === 'succeeded'; retry++) {
+        at.restore();
+        big = await writeFiles(pool(), 20, () => 40 * MiB, 'big');
+        at = cancelAtSnapraidLine(/^\s*[1-9]\d?%, \d+ MB/, () => id);
+        id = await startSync();
+        job = await waitJob(lab.s, id);
+      }
       expect((await at.answer())?.state).toBe('running');
       expect(job.state).toBe('cancelled');
       // where snapraid stopped, not 100 % (it closes an interrupted loop with "N% completed" too)
