@@ -203,7 +203,18 @@ describe('offline array disks: no write lands in an empty mountpoint (issue 32)'
     const now = (await run('losetup', ['-f', '--show', '-P', disk.image])).stdout.trim();
     ourLoops.unshift(now);
     expect(now).not.toBe(old);
-    await run('mount', [`UUID=${uuid}`, lab.real('/mnt/disk1')]);
+    // the new device itself (a UUID lookup can still meet the kernel's or blkid's view of the old
+    // one for a moment on a loaded host), retried briefly while the new loop device settles
+    for (let attempt = 1; ; attempt++) {
+      const r = await run('mount', [now, lab.real('/mnt/disk1')]).then(
+        () => null,
+        (err: unknown) => err,
+      );
+      if (r === null) break;
+      if (attempt >= 10) throw r;
+      await new Promise((res) => setTimeout(res, 500));
+    }
+    expect((await run('blkid', ['-p', '-s', 'UUID', '-o', 'value', now])).stdout.trim()).toBe(uuid);
     expect(await slot()).toMatchObject({ device: now, mounted: true });
     const all = (await lab.s.call('GET', '/disks/array')).body.disks.map((d: { device: string }) => d.device);
     expect(all).not.toContain(old);

@@ -308,17 +308,23 @@ describe('parity sync and scrub on a real array', () => {
 
   it('a cancelled scrub keeps the progress it had; one cancelled after its loop completed succeeded', async () => {
     const scrub = async (pattern: RegExp) => {
-      let id = '';
-      const at = cancelAtSnapraidLine(pattern, () => id, 'scrub');
-      try {
-        const r = await lab.s.call('POST', '/disks/array/parity/scrub', { percent: 100, olderThanDays: 0 });
-        expect(r.status).toBe(202);
-        id = r.body.id;
-        const job = await waitJob(lab.s, id);
-        expect((await at.answer())?.state).toBe('running');
-        return job;
-      } finally {
-        at.restore();
+      // a cancel point missed because the output reader lagged behind snapraid (the scrub simply
+      // succeeded without a cancel, seen on a loaded host) is no answer: scrub again, twice at most
+      for (let attempt = 1; ; attempt++) {
+        let id = '';
+        const at = cancelAtSnapraidLine(pattern, () => id, 'scrub');
+        try {
+          const r = await lab.s.call('POST', '/disks/array/parity/scrub', { percent: 100, olderThanDays: 0 });
+          expect(r.status).toBe(202);
+          id = r.body.id;
+          const job = await waitJob(lab.s, id);
+          const answer = await at.answer();
+          if (answer === null && job.state === 'succeeded' && attempt < 3) continue;
+          expect(answer?.state).toBe('running');
+          return job;
+        } finally {
+          at.restore();
+        }
       }
     };
     const stopped = await scrub(/^\s*[1-9]\d?%, \d+ MB/);
