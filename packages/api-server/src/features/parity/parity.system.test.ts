@@ -54,11 +54,32 @@ describe('parity sync and scrub on a real array', () => {
       let pid = 0;
       let matched = false;
       let later = false;
-      return original.call(runner, command, args, {
+      // snapraid prints its progress by the wall clock: on a quick host it can finish the whole loop
+      // before its first line reaches us. Run it at about a third of its speed (stopped 30 ms of
+      // every 45) until the cancel point, so that its loop always prints lines we can stop it at.
+      let slow: NodeJS.Timeout | undefined;
+      let resume: NodeJS.Timeout | undefined;
+      const signal = (sig: NodeJS.Signals) => {
+        try {
+          process.kill(pid, sig);
+        } catch {
+          // it has exited
+        }
+      };
+      const fullSpeed = () => {
+        clearInterval(slow);
+        clearTimeout(resume);
+        slow = undefined;
+      };
+      const result = original.call(runner, command, args, {
         ...options,
         onSpawn: (p) => {
           pid = p;
           options?.onSpawn?.(p);
+          slow = setInterval(() => {
+            signal('SIGSTOP');
+            resume = setTimeout(() => signal('SIGCONT'), 30);
+          }, 45);
         },
         onLine: (line, stream) => {
           onLine(line, stream);
@@ -72,10 +93,17 @@ describe('parity sync and scrub on a real array', () => {
           queueMicrotask(() => {
             matched = false;
             if (!later || answer !== null) return;
+            fullSpeed();
             process.kill(pid, 'SIGSTOP');
             answer = lab.s.server.ctx.jobs.cancel(id(), null).finally(() => process.kill(pid, 'SIGCONT'));
           });
         },
+      });
+      return result.finally(() => {
+        if (slow !== undefined) {
+          fullSpeed();
+          signal('SIGCONT');
+        }
       });
     };
     return {
