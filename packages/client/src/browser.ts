@@ -8,7 +8,7 @@
 import { ApiError, apiErrorOf } from './errors.ts';
 import type { NotificationEvent, ProgressEvent } from './events.ts';
 import { resolvePath } from './path.ts';
-import type { InitArgs, Method, Operation, PathsWith, Success } from './types.ts';
+import type { InitArgs, Method, Operation, PathsWith, Success, JsonCalls } from './types.ts';
 
 export { ApiError };
 export type { NotificationEvent, ProgressEvent };
@@ -37,27 +37,7 @@ export interface BrowserEventHandlers {
   onError?(): void;
 }
 
-export interface BrowserClient {
-  get<P extends PathsWith<'get'>>(
-    path: P,
-    ...init: InitArgs<Operation<'get', P>>
-  ): Promise<Success<Operation<'get', P>>>;
-  post<P extends PathsWith<'post'>>(
-    path: P,
-    ...init: InitArgs<Operation<'post', P>>
-  ): Promise<Success<Operation<'post', P>>>;
-  put<P extends PathsWith<'put'>>(
-    path: P,
-    ...init: InitArgs<Operation<'put', P>>
-  ): Promise<Success<Operation<'put', P>>>;
-  patch<P extends PathsWith<'patch'>>(
-    path: P,
-    ...init: InitArgs<Operation<'patch', P>>
-  ): Promise<Success<Operation<'patch', P>>>;
-  delete<P extends PathsWith<'delete'>>(
-    path: P,
-    ...init: InitArgs<Operation<'delete', P>>
-  ): Promise<Success<Operation<'delete', P>>>;
+export interface BrowserClient extends JsonCalls {
   /** `GET /events` as callbacks, reconnecting after the service restarts. */
   events(handlers: BrowserEventHandlers): BrowserEvents;
   /** A route whose answer is a file (`POST /config/export`): its bytes and its file name. */

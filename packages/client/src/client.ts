@@ -6,7 +6,7 @@ import { ApiError, apiErrorOf } from './errors.ts';
 import { type EventStream, eventStream } from './events.ts';
 import { type ClientOptions, readAll, send } from './transport.ts';
 import { resolvePath } from './path.ts';
-import type { CallOptions, InitArgs, Method, Operation, PathsWith, Success } from './types.ts';
+import type { CallOptions, InitArgs, Method, Operation, PathsWith, Success, JsonCalls } from './types.ts';
 
 export { resolvePath };
 
@@ -30,28 +30,7 @@ export interface Download {
   filename: string | null;
 }
 
-export interface ApplianceClient {
-  /** `GET path` → the answer's JSON. Throws `ApiError` for an error answer. */
-  get<P extends PathsWith<'get'>>(
-    path: P,
-    ...init: InitArgs<Operation<'get', P>>
-  ): Promise<Success<Operation<'get', P>>>;
-  post<P extends PathsWith<'post'>>(
-    path: P,
-    ...init: InitArgs<Operation<'post', P>>
-  ): Promise<Success<Operation<'post', P>>>;
-  put<P extends PathsWith<'put'>>(
-    path: P,
-    ...init: InitArgs<Operation<'put', P>>
-  ): Promise<Success<Operation<'put', P>>>;
-  patch<P extends PathsWith<'patch'>>(
-    path: P,
-    ...init: InitArgs<Operation<'patch', P>>
-  ): Promise<Success<Operation<'patch', P>>>;
-  delete<P extends PathsWith<'delete'>>(
-    path: P,
-    ...init: InitArgs<Operation<'delete', P>>
-  ): Promise<Success<Operation<'delete', P>>>;
+export interface ApplianceClient extends JsonCalls {
   /** A route whose answer is not JSON (`POST /config/export`): the body as a stream. */
   download<M extends Method, P extends PathsWith<M>>(
     method: M,

@@ -71,3 +71,28 @@ export type Schema<N extends keyof components['schemas']> = components['schemas'
 export type ResponseOf<M extends Method, P extends PathsWith<M>> = Success<Operation<M, P>>;
 /** Shorthand: the JSON body of `M path`. */
 export type BodyOf<M extends Method, P extends PathsWith<M>> = NonNullable<JsonBodyOf<Operation<M, P>>>;
+
+/** The typed JSON calls both clients share: each resolves with the 2xx JSON answer (`undefined` for 204). */
+export interface JsonCalls {
+  /** `GET path` → the answer's JSON. Throws `ApiError` for an error answer. */
+  get<P extends PathsWith<'get'>>(
+    path: P,
+    ...init: InitArgs<Operation<'get', P>>
+  ): Promise<Success<Operation<'get', P>>>;
+  post<P extends PathsWith<'post'>>(
+    path: P,
+    ...init: InitArgs<Operation<'post', P>>
+  ): Promise<Success<Operation<'post', P>>>;
+  put<P extends PathsWith<'put'>>(
+    path: P,
+    ...init: InitArgs<Operation<'put', P>>
+  ): Promise<Success<Operation<'put', P>>>;
+  patch<P extends PathsWith<'patch'>>(
+    path: P,
+    ...init: InitArgs<Operation<'patch', P>>
+  ): Promise<Success<Operation<'patch', P>>>;
+  delete<P extends PathsWith<'delete'>>(
+    path: P,
+    ...init: InitArgs<Operation<'delete', P>>
+  ): Promise<Success<Operation<'delete', P>>>;
+}
