@@ -77,3 +77,11 @@ export function Check({
     </Checkbox>
   );
 }
+
+/** A copy of `set` with `key` in it (`on`) or not: the state update of a checkbox list. */
+export function toggled<T>(set: ReadonlySet<T>, key: T, on: boolean): Set<T> {
+  const next = new Set(set);
+  if (on) next.add(key);
+  else next.delete(key);
+  return next;
+}

@@ -3,7 +3,7 @@ import { useState } from 'react';
 import { Button, Form, Input, Label, TextField } from 'react-aria-components';
 import { Link } from 'react-router';
 import { ApiError, api, formatBytes, formatTime, jobTitle } from '../api.ts';
-import { Check, Choice } from '../forms.tsx';
+import { Check, Choice, toggled } from '../forms.tsx';
 import { useReadOnly } from '../session.tsx';
 import { Card, ConfirmDialog, ErrorNote, JobBar, Loading, Page, StateBadge } from '../ui.tsx';
 
@@ -111,14 +111,7 @@ function NewPlan() {
           <Check
             key={s.name}
             value={chosen.has(s.name)}
-            onChange={(on) =>
-              setChosen((c) => {
-                const n = new Set(c);
-                if (on) n.add(s.name);
-                else n.delete(s.name);
-                return n;
-              })
-            }
+            onChange={(on) => setChosen((c) => toggled(c, s.name, on))}
             isDisabled={readOnly}
           >
             {`Share ${s.name}`}

@@ -13,7 +13,7 @@ import {
   TextField,
 } from 'react-aria-components';
 import { api, formatTime } from '../api.ts';
-import { Check, Choice } from '../forms.tsx';
+import { Check, Choice, toggled } from '../forms.tsx';
 import { useMe, useReadOnly } from '../session.tsx';
 import { Card, ConfirmDialog, ErrorNote, Loading, Page } from '../ui.tsx';
 
@@ -232,14 +232,7 @@ function GroupMembers({ group, users }: { group: Group; users: User[] }) {
           <Check
             key={u.id}
             value={members.has(u.id)}
-            onChange={(on) =>
-              setMembers((m) => {
-                const n = new Set(m);
-                if (on) n.add(u.id);
-                else n.delete(u.id);
-                return n;
-              })
-            }
+            onChange={(on) => setMembers((m) => toggled(m, u.id, on))}
             isDisabled={readOnly}
           >
             {`${u.username} in ${group.name}`}
