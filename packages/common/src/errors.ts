@@ -1,17 +1,16 @@
 /**
- * The one error type every package throws for a refusal the client can act on.
- * `status` is the HTTP status the server answers with, `code` a stable snake_case identifier,
- * `message` a sentence that says what to do. `details` never carries a secret.
+ * A refusal an operation's core returns or throws: a stable snake_case `code`, a sentence that says
+ * what to do (`message`), and `details` that never carry a secret. It names no transport: which
+ * HTTP status a code gets is the server's one error map (api-server `http/refusal-status.ts`), and
+ * the CLI prints the sentence. Packages throw this; `AppError` below is the server's own kind.
  */
-export class AppError extends Error {
-  readonly status: number;
+export class Refusal extends Error {
   readonly code: string;
   readonly details: Record<string, unknown> | undefined;
 
-  constructor(status: number, code: string, message: string, details?: Record<string, unknown>) {
+  constructor(code: string, message: string, details?: Record<string, unknown>) {
     super(message);
-    this.name = 'AppError';
-    this.status = status;
+    this.name = 'Refusal';
     this.code = code;
     this.details = details;
   }
@@ -20,6 +19,30 @@ export class AppError extends Error {
     return this.details === undefined
       ? { code: this.code, message: this.message }
       : { code: this.code, message: this.message, details: this.details };
+  }
+}
+
+/** A refusal (see `Refusal`): a code, a sentence, details; the transport decides the status. */
+export const refuse = (code: string, message: string, details?: Record<string, unknown>): Refusal =>
+  new Refusal(code, message, details);
+
+export function isRefusal(value: unknown): value is Refusal {
+  return value instanceof Refusal;
+}
+
+/**
+ * A refusal that carries its HTTP status (the older form, still thrown across the project).
+ * `status` is the HTTP status the server answers with, `code` a stable snake_case identifier,
+ * `message` a sentence that says what to do. `details` never carries a secret. New package code
+ * throws `Refusal` and adds its code to the server's error map instead.
+ */
+export class AppError extends Refusal {
+  readonly status: number;
+
+  constructor(status: number, code: string, message: string, details?: Record<string, unknown>) {
+    super(code, message, details);
+    this.name = 'AppError';
+    this.status = status;
   }
 }
 

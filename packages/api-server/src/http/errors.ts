@@ -1,6 +1,7 @@
-import { AppError } from '@appliance/common';
+import { AppError, Refusal } from '@appliance/common';
 import type { Context } from 'hono';
 import type { Logger } from '../logger.ts';
+import { refusalStatus } from './refusal-status.ts';
 
 /** The matched route pattern for logs; `(none)` when no route matched (an unknown path). */
 export function routeLabel(c: Context): string {
@@ -13,14 +14,15 @@ export function routeLabel(c: Context): string {
 
 /** The one place where errors become responses (00 §3 error body). */
 export function errorResponse(c: Context, err: unknown, logger: Logger): Response {
-  if (err instanceof AppError) {
+  if (err instanceof Refusal) {
+    const status = err instanceof AppError ? err.status : refusalStatus(err.code);
     // RFC 9110 §11.6.1: a 401 names the scheme to authenticate with (RFC 6750 for Bearer).
-    if (err.status === 401) c.header('WWW-Authenticate', WWW_AUTHENTICATE);
-    if (err.status >= 500) logger.warn('operation failed', { code: err.code, route: routeLabel(c) });
+    if (status === 401) c.header('WWW-Authenticate', WWW_AUTHENTICATE);
+    if (status >= 500) logger.warn('operation failed', { code: err.code, route: routeLabel(c) });
     // Not a failure of the server: the answer goes nowhere (issue 25: logged as a 500).
     if (err.code === 'client_disconnected')
       logger.info('client disconnected', { route: routeLabel(c), method: c.req.method });
-    return c.json(err.toBody(), err.status as 400);
+    return c.json(err.toBody(), status as 400);
   }
   logger.error('unexpected failure', {
     route: routeLabel(c),

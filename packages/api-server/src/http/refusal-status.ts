@@ -1,0 +1,22 @@
+/**
+ * The server's one error map: which HTTP status each package refusal code gets (issue 33 item 3).
+ * A package's core throws `Refusal` (a code, a sentence, details) and names no transport; the
+ * server decides the status here. Refusals thrown as `AppError` carry their own status and never
+ * reach this map. A code not listed is a refusal of the request in the current state: 409.
+ */
+const STATUS: Readonly<Record<string, number>> = {
+  // 400: the request itself is wrong
+  bad_request: 400,
+  // 404: it names something that does not exist
+  not_found: 404,
+  // 409: the current state refuses it (the default)
+  // 501: a host tool or a setting this operation needs is absent
+  not_configured: 501,
+  // 503: a dependency is down for now; retry later
+  docker_unavailable: 503,
+};
+
+/** The HTTP status of a package refusal code. */
+export function refusalStatus(code: string): number {
+  return STATUS[code] ?? 409;
+}
