@@ -5,7 +5,7 @@
  * BENCH_RESULTS naming a file its figures are appended to (harness.figures); a benchmark that fails
  * to run is reported as such and the others still run. Exit status 1 when any target is missed.
  *
- *   tools/bench/all [--only api,memory,spawn,external-disk,share-data-delete,notify-routing,share-permissions]
+ *   tools/bench/all [--only api,memory,spawn,external-disk,share-data-delete,notify-routing,share-permissions,size]
  * Root (loop devices) for memory, external-disk and share-data-delete.
  */
 import { spawnSync } from 'node:child_process';
@@ -30,6 +30,7 @@ const RUNS: Array<{ name: string; script: string; args: string[]; env?: Record<s
   },
   { name: 'notify-routing', script: 'notify-routing/run.ts', args: [] },
   { name: 'share-permissions', script: 'share-permissions/run.ts', args: [] },
+  { name: 'size', script: 'size/run.ts', args: [] },
 ];
 
 const { values } = parseArgs({ options: { only: { type: 'string' } } });

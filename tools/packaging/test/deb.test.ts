@@ -96,6 +96,23 @@ function call(
   });
 }
 
+/** A GET outside the API (the web UI's pages and assets) over the socket. */
+function page(socket: string, p: string): Promise<{ status: number; type: string; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request({ socketPath: socket, method: 'GET', path: p }, (res) => {
+      let text = '';
+      res.on('data', (c) => {
+        text += c;
+      });
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, type: String(res.headers['content-type']), text }),
+      );
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
 async function waitForSocket(socket: string): Promise<void> {
   const end = Date.now() + 20_000;
   while (Date.now() < end) {
@@ -153,6 +170,15 @@ describe('the appliance package', () => {
         password: 'correct horse battery',
       });
       expect(admin.status).toBe(201);
+      // the web UI ships in the package: its page and the hashed script it names are served
+      const index = await page(socket, '/');
+      expect(index.status).toBe(200);
+      expect(index.type).toContain('text/html');
+      const script = /<script[^>]+src="(\/assets\/[^"]+\.js)"/.exec(index.text)?.[1];
+      expect(script, `the installed UI's index.html names its script:\n${index.text}`).toBeDefined();
+      const asset = await page(socket, script!);
+      expect(asset.status).toBe(200);
+      expect(asset.type).toContain('javascript');
     } finally {
       await stop(proc);
     }
