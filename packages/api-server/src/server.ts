@@ -52,7 +52,8 @@ import { Passwords } from './services/passwords.ts';
 import { createJobRunner, createScheduler } from './features/jobs/deps.ts';
 import { TOKEN_USAGE_FLUSH_MS } from './services/token-usage.ts';
 
-export const VERSION = '0.1.0';
+export { VERSION } from './version.ts';
+import { VERSION } from './version.ts';
 
 export interface StartOptions {
   config: Config;
@@ -179,7 +180,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   ctx.scheduler = createScheduler(ctx);
   ctx.conditions = new Conditions(ctx);
   ctx.generated = new GeneratedFiles(ctx);
-  ctx.observed = new ObservedEvents();
+  ctx.observed = new ObservedEvents<AppContext>();
   ctx.watchers = new WatcherRunner({
     conditions: ctx.conditions,
     clock,

@@ -10,8 +10,20 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { eq } from 'drizzle-orm';
-import type { AppContext } from '../context.ts';
+import type { Clock, HostPaths } from '@appliance/common';
+import type { Db } from '../db/open.ts';
 import { generatedFiles } from '../db/schema.ts';
+import type { WriteQueue } from '../db/write-queue.ts';
+import type { Logger } from '../logger.ts';
+
+/** What the record of generated files reads and writes through (a part of the server's context). */
+export interface GeneratedFilesDeps {
+  db: Db;
+  paths: HostPaths;
+  clock: Clock;
+  writes: WriteQueue;
+  logger: Logger;
+}
 
 /** Content kept for the diff summary up to this size (generated files are a few KiB). */
 export const MAX_KEPT_CONTENT = 256 * 1024;
@@ -29,10 +41,10 @@ export interface GeneratedFile {
 export const sha256 = (data: string | Uint8Array) => createHash('sha256').update(data).digest('hex');
 
 export class GeneratedFiles {
-  private readonly ctx: AppContext;
+  private readonly ctx: GeneratedFilesDeps;
   private files: Map<string, GeneratedFile> | null = null;
 
-  constructor(ctx: AppContext) {
+  constructor(ctx: GeneratedFilesDeps) {
     this.ctx = ctx;
   }
 

@@ -32,6 +32,7 @@ import type { JobKind } from '@appliance/jobs';
 import { configArchiveOf, listSnapshots } from './repository.ts';
 import { restoreJobImplementation } from './restore-job.ts';
 import { planNotFound, runJobImplementation } from './run-job.ts';
+import { VERSION } from '../../version.ts';
 import { checkStaleness, drillDue, planDue, planStale, registerSchedules } from './schedules.ts';
 import {
   CreatePlanBody,
@@ -148,7 +149,7 @@ export const feature: Feature = {
     'restore_drill_failed',
   ],
   start: async (ctx) => {
-    setAppVersion((await import('../../server.ts')).VERSION);
+    setAppVersion(VERSION);
     ctx.jobs.register(backupRunJob, runJobImplementation(ctx));
     ctx.jobs.register(backupDrillJob, drillJobImplementation(ctx));
     ctx.jobs.register(backupRestoreJob, restoreJobImplementation(ctx));

@@ -2,6 +2,7 @@ import { clearTempRoot } from '@appliance/archive-preview';
 import type { Authenticator } from '../../services/auth.ts';
 import type { Feature } from '../feature.ts';
 import { exportRoute } from './export-route.ts';
+import { VERSION } from '../../version.ts';
 import { importRoute } from './import-route.ts';
 import { previewRoute } from './preview-route.ts';
 
@@ -14,7 +15,7 @@ export function configArchiveFeature(auth: Authenticator): Feature {
     // A leftover temp directory from a crash is removed at startup (01 §4.12); an interrupted
     // import was already rolled back or finished by the server before the features start.
     start: async (ctx) => {
-      version = (await import('../../server.ts')).VERSION;
+      version = VERSION;
       await clearTempRoot(ctx.paths);
     },
     routes: [
