@@ -3,7 +3,7 @@
  * throttled writes), the output tail, cancel where the phase allows it, the end states, shutdown,
  * the import lock and a failed write.
  */
-import { AppError } from '@appliance/common';
+import { AppError, refuse } from '@appliance/common';
 import { describe, expect, it } from 'vitest';
 import { defineJob } from './definition.ts';
 import { JobRunner } from './runner.ts';
@@ -194,7 +194,7 @@ describe('JobRunner', () => {
     expect(await job.completed).toMatchObject({ state: 'succeeded', result: { bytes: 7 }, error: null });
   });
 
-  it('ends failed with the AppError, or internal with a log line for anything else; blocked with its result', async () => {
+  it('ends failed with the refusal (AppError or a package Refusal), or internal with a log line for anything else; blocked with its result', async () => {
     let throwWhat: unknown = new AppError(409, 'array_degraded', 'A disk is missing.', { disk: 'd2' });
     const { ports, runner } = setup(async () => {
       throw throwWhat;
@@ -205,6 +205,13 @@ describe('JobRunner', () => {
       code: 'array_degraded',
       message: 'A disk is missing.',
       details: { disk: 'd2' },
+    });
+    throwWhat = refuse('sync_failed', 'snapraid sync failed; see the output.');
+    const r = await runner.start(syncJob, { disks: [] }, { target: 't', actor: null });
+    await ports.time.flush();
+    expect((await r.completed).error).toEqual({
+      code: 'sync_failed',
+      message: 'snapraid sync failed; see the output.',
     });
     throwWhat = new Error('boom');
     const b = await runner.start(syncJob, { disks: [] }, { target: 't', actor: null });

@@ -6,7 +6,7 @@
  * A run that finds its job's groups busy (`409 job_running`) or an import running is tried again
  * at the next tick; any other refusal is recorded as the slot's run.
  */
-import { isAppError, isoMillis } from '@appliance/common';
+import { isoMillis, isRefusal } from '@appliance/common';
 import type { Logger, Timers } from './ports.ts';
 
 export interface Schedule {
@@ -122,7 +122,7 @@ export class Scheduler {
       try {
         jobId = await s.run(due);
       } catch (err) {
-        if (isAppError(err) && BUSY_CODES.has(err.code)) continue;
+        if (isRefusal(err) && BUSY_CODES.has(err.code)) continue;
         // any other refusal is recorded as the slot's run: it would fail the same way every tick
         logger.warn('scheduled run refused', { schedule: s.name, error: String(err) });
         jobId = null;
