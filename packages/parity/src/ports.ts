@@ -4,7 +4,7 @@
  * (`@appliance/parity/testing` has in-memory ones).
  */
 import type { Clock, CommandRunner } from '@appliance/common';
-import type { JobKind, JobState, JobView } from '@appliance/jobs';
+import type { JobHandle, JobKind, JobState, JobView } from '@appliance/jobs';
 import type { ArrayStatus } from './core/status.ts';
 import type { DiffSummary } from './core/diff.ts';
 import type { RaisedEvent } from './core/messages.ts';
@@ -66,8 +66,8 @@ export interface MetadataOutcome {
 
 /** Saves the metadata SnapRAID does not keep, for every mounted data disk, after a sync. */
 export interface MetadataSaver {
-  /** Resolves null when `signal` aborted it. */
-  save(job: { signal: AbortSignal; output(line: string): void }): Promise<MetadataOutcome | null>;
+  /** Resolves null when the job's signal aborted it; may write a line to the job's output. */
+  save(job: JobHandle): Promise<MetadataOutcome | null>;
 }
 
 /** Where the parity events go (the notification path). */

@@ -3,7 +3,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 
 /** mountinfo escapes space, tab, newline and backslash as `\ooo`. */
-const unescape = (field: string) =>
+const unescapeField = (field: string) =>
   field.replace(/\\([0-7]{3})/g, (_, o: string) => String.fromCharCode(parseInt(o, 8)));
 
 /** The mount points listed in a mountinfo text (field 5 of each line). */
@@ -12,7 +12,7 @@ export function mountPoints(mountinfo: string): string[] {
     .split('\n')
     .map((line) => line.split(' ')[4])
     .filter((f): f is string => f !== undefined && f !== '')
-    .map(unescape);
+    .map(unescapeField);
 }
 
 /** Whether `dir` (a real path) is a mount point now. */
