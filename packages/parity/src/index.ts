@@ -39,3 +39,34 @@ export {
   pickErrorLine,
   requireSnapraid,
 } from './node/snapraid.ts';
+export { isMountPoint, mountPoints } from './node/mounts.ts';
+export type {
+  Log,
+  MetadataOutcome,
+  MetadataSaver,
+  ParityEventSink,
+  ParityJobDeps,
+  ParityJobs,
+  ParitySlot,
+  ParityState,
+  ParityStore,
+  RecordedDiff,
+  RecordedStatus,
+  SlotsReader,
+} from './ports.ts';
+export {
+  ARRAY_GROUP,
+  type BlockedSyncResult,
+  type ScrubParams,
+  type ScrubResult,
+  type SyncOutcome,
+  type SyncParams,
+  type SyncResult,
+  scrubJob,
+  syncJob,
+} from './jobs/kinds.ts';
+export { type SyncOptions, syncImplementation, syncParity } from './jobs/sync.ts';
+export { scrubImplementation } from './jobs/scrub.ts';
+export { failed, handlers, missingSlots, recordStatus, requireWholeArray } from './jobs/steps.ts';
+export { type ParityStatus, type ParityStatusDeps, parityStatus } from './jobs/status.ts';
+export { type ParityScheduleDeps, paritySchedules } from './jobs/schedules.ts';

@@ -60,7 +60,8 @@ import type { AppContext } from '../../context.ts';
 import { arrayDisks } from '../../db/schema.ts';
 import type { Actor } from '../../services/audit.ts';
 import { defineJob, type JobHandle, type JobImplementation, JobBlocked } from '@appliance/jobs';
-import { ARRAY_GROUP, failed, handlers, syncParity } from '../parity/jobs.ts';
+import { ARRAY_GROUP, failed, handlers, syncParity } from '@appliance/parity';
+import { parityJobDeps } from '../parity/deps.ts';
 import { readParityState } from '../parity/store.ts';
 import { listExternals, listSlots, readSettings } from './store.ts';
 import { doesNotFit } from './fit.ts';
@@ -354,7 +355,7 @@ class DiskJobRun {
   /** A disk job's sync (before: only when something waits; after: always), guard included. */
   private async sync(phase: 'presync' | 'sync') {
     await this.enter(phase);
-    const outcome = await syncParity(this.ctx, this.job, {
+    const outcome = await syncParity(parityJobDeps(this.ctx), this.job, {
       force: false,
       phase,
       ...(phase === 'presync' ? { onlyIfChanged: true } : {}),

@@ -21,7 +21,7 @@ import {
   waitJob,
 } from '../../testing/lab-array.ts';
 import { killAll, type ServerProcess, startServerProcess } from '../../testing/server-process.ts';
-import { syncJob } from '../parity/jobs.ts';
+import { syncJob } from '@appliance/parity';
 
 const run = promisify(execFile);
 const MiB = 1024 * 1024;

@@ -1,13 +1,20 @@
 import { conflict, isoMillis } from '@appliance/common';
-import { nextScrubDue, nextSyncDue, requireSnapraid } from '@appliance/parity';
+import {
+  paritySchedules,
+  parityStatus,
+  requireSnapraid,
+  scrubImplementation,
+  scrubJob,
+  syncImplementation,
+  syncJob,
+} from '@appliance/parity';
 import type { AppContext } from '../../context.ts';
 import { accepted, defineRoute, ok } from '../../http/route.ts';
 import { ErrorBody } from '../../http/schemas.ts';
-import { listSlots, readSettings as readArraySettings } from '../disks/store.ts';
+import { listSlots } from '../disks/store.ts';
 import type { Feature } from '../feature.ts';
 import { JobSchema } from '../jobs/schemas.ts';
-import { readSettings } from '../settings/index.ts';
-import { scrubImplementation, scrubJob, syncImplementation, syncJob } from './jobs.ts';
+import { parityJobDeps, parityScheduleDeps, parityStatusDeps } from './deps.ts';
 import {
   ParityDiffSchema,
   ParitySettingsBody,
@@ -16,7 +23,6 @@ import {
   ScrubBody,
   SyncBody,
 } from './schemas.ts';
-import { parityStatus } from './status.ts';
 import { readParitySettings, readParityState, writeParitySettings } from './store.ts';
 
 /** A parity disk in the array and snapraid installed, or the request is refused before any job. */
@@ -31,69 +37,19 @@ async function requireParityArray(ctx: AppContext, what: 'sync' | 'scrub'): Prom
   await requireSnapraid(ctx.runner);
 }
 
-/** The schedules of the sync and the scrub, from the parity settings and the appliance's time zone. */
-function registerSchedules(ctx: AppContext): void {
-  const since = () => {
-    const array = readArraySettings(ctx.db);
-    return array && listSlots(ctx.db).some((s) => s.role === 'parity') ? new Date(array.createdAt) : null;
-  };
-  ctx.scheduler.register({
-    name: 'parity.sync',
-    nextDue: (lastRunAt) => {
-      const s = since();
-      if (!s) return null;
-      return nextSyncDue({
-        settings: readParitySettings(ctx.db),
-        timeZone: readSettings(ctx.db).timezone,
-        lastScheduledAt: lastRunAt,
-        since: s,
-      });
-    },
-    run: async () =>
-      (
-        await ctx.jobs.start(
-          syncJob,
-          { force: false },
-          { target: '/mnt/user', actor: null, trigger: 'schedule' },
-        )
-      ).view.id,
-  });
-  ctx.scheduler.register({
-    name: 'parity.scrub',
-    nextDue: (lastRunAt) => {
-      const s = since();
-      if (!s) return null;
-      const settings = readParitySettings(ctx.db);
-      const lastJob = ctx.jobs.latest(scrubJob);
-      const lastJobAt = lastJob?.startedAt ? new Date(lastJob.startedAt) : null;
-      const last =
-        lastRunAt && lastJobAt
-          ? new Date(Math.max(lastRunAt.getTime(), lastJobAt.getTime()))
-          : (lastRunAt ?? lastJobAt);
-      return nextScrubDue({ settings, timeZone: readSettings(ctx.db).timezone, lastScrubAt: last, since: s });
-    },
-    run: async () => {
-      const settings = readParitySettings(ctx.db);
-      const params = { percent: settings.scrubPercent, olderThanDays: settings.scrubOlderThanDays };
-      return (
-        await ctx.jobs.start(scrubJob, params, { target: '/mnt/user', actor: null, trigger: 'schedule' })
-      ).view.id;
-    },
-  });
-}
-
 /**
  * Parity that protects (issue 27): status, sync and scrub on demand as jobs, the schedule and the
- * guard's thresholds in the settings. The decisions are @appliance/parity's; the jobs are in
- * ./jobs.ts.
+ * guard's thresholds in the settings. The jobs, their schedules and the status are
+ * @appliance/parity's, over the ports wired in ./deps.ts.
  */
 export const feature: Feature = {
   name: 'parity',
   raises: ['sync_succeeded', 'sync_failed', 'sync_blocked_threshold', 'scrub_errors_found', 'array_degraded'],
   start(ctx) {
-    ctx.jobs.register(syncJob, syncImplementation(ctx));
-    ctx.jobs.register(scrubJob, scrubImplementation(ctx));
-    registerSchedules(ctx);
+    const deps = parityJobDeps(ctx);
+    ctx.jobs.register(syncJob, syncImplementation(deps));
+    ctx.jobs.register(scrubJob, scrubImplementation(deps));
+    for (const schedule of paritySchedules(parityScheduleDeps(ctx))) ctx.scheduler.register(schedule);
   },
   routes: [
     defineRoute({
@@ -105,7 +61,7 @@ export const feature: Feature = {
       responses: {
         200: { description: 'Parity status (recorded by the last jobs)', schema: ParityStatusSchema },
       },
-      handler: ({ ctx }) => ok(parityStatus(ctx)),
+      handler: ({ ctx }) => ok(parityStatus(parityStatusDeps(ctx))),
     }),
     defineRoute({
       method: 'GET',

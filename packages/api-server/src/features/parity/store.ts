@@ -1,11 +1,17 @@
-/** The parity rows: settings (with the anchors' defaults until saved) and what the last jobs found. */
+/**
+ * The parity rows: settings (with the anchors' defaults until saved) and what the last jobs found;
+ * `createParityStore` is @appliance/parity's `ParityStore` over them.
+ */
 import {
-  type ArrayStatus,
   DEFAULT_PARITY_SETTINGS,
-  type DiffSummary,
   type ParitySettings,
+  type ParityState,
+  type ParityStore,
+  type RecordedDiff,
+  type RecordedStatus,
 } from '@appliance/parity';
 import { eq } from 'drizzle-orm';
+import type { AppContext } from '../../context.ts';
 import type { Db } from '../../db/open.ts';
 import { paritySettings, parityState } from '../../db/schema.ts';
 
@@ -46,24 +52,7 @@ export function writeParitySettings(db: Db, s: ParitySettings, at: string): void
   db.insert(paritySettings).values(row).onConflictDoUpdate({ target: paritySettings.id, set: row }).run();
 }
 
-/** The last `snapraid diff` as recorded (paths included). */
-export interface RecordedDiff extends DiffSummary {
-  at: string;
-  jobId: string;
-}
-
-export interface RecordedStatus extends Omit<ArrayStatus, 'oldestScrubAt'> {
-  oldestScrubAt: string | null;
-  at: string;
-}
-
-export interface ParityStateRow {
-  lastDiff: RecordedDiff | null;
-  lastStatus: RecordedStatus | null;
-  blockedSince: string | null;
-}
-
-export function readParityState(db: Db): ParityStateRow {
+export function readParityState(db: Db): ParityState {
   const r = db.select().from(parityState).where(eq(parityState.id, 1)).get();
   return {
     lastDiff: r?.lastDiff ? (JSON.parse(r.lastDiff) as RecordedDiff) : null,
@@ -72,7 +61,7 @@ export function readParityState(db: Db): ParityStateRow {
   };
 }
 
-export function updateParityState(db: Db, patch: Partial<ParityStateRow>): void {
+export function updateParityState(db: Db, patch: Partial<ParityState>): void {
   const cur = readParityState(db);
   const next = { ...cur, ...patch };
   const row = {
@@ -82,4 +71,13 @@ export function updateParityState(db: Db, patch: Partial<ParityStateRow>): void 
     blockedSince: next.blockedSince,
   };
   db.insert(parityState).values(row).onConflictDoUpdate({ target: parityState.id, set: row }).run();
+}
+
+/** The package's store port: reads from the database, writes through the write queue. */
+export function createParityStore(ctx: Pick<AppContext, 'db' | 'writes'>): ParityStore {
+  return {
+    settings: () => readParitySettings(ctx.db),
+    state: () => readParityState(ctx.db),
+    update: (patch) => ctx.writes.run((db) => updateParityState(db, patch)),
+  };
 }

@@ -1,24 +1,36 @@
-/** `GET /disks/array/parity`: what the last jobs recorded, never a snapraid run (status can take long). */
-import { isoMillis } from '@appliance/common';
-import { diffCounts } from '@appliance/parity';
-import type { AppContext } from '../../context.ts';
-import type { JobView } from '@appliance/jobs';
-import { type ScrubParams, type SyncParams, scrubJob, syncJob } from './jobs.ts';
-import { listSlots } from '../disks/store.ts';
-import { readParityState } from './store.ts';
+/**
+ * The parity status as recorded by the last jobs (never a snapraid run: status can take long):
+ * in sync or not, last sync and scrub, pending changes, the running job, the next scheduled runs.
+ */
+import type { Clock } from '@appliance/common';
+import type { JobState, JobView } from '@appliance/jobs';
+import { diffCounts } from '../core/diff.ts';
+import type { ParityJobs, ParityStore, SlotsReader } from '../ports.ts';
+import { type ScrubParams, type SyncParams, scrubJob, syncJob } from './kinds.ts';
 
 const DAY = 86_400_000;
-const ENDED = ['succeeded', 'failed', 'cancelled', 'interrupted', 'blocked'] as const;
+const ENDED: readonly JobState[] = ['succeeded', 'failed', 'cancelled', 'interrupted', 'blocked'];
 
 const num = (x: unknown): number | null => (typeof x === 'number' ? x : null);
 
-export function parityStatus(ctx: AppContext) {
-  const configured = listSlots(ctx.db).some((s) => s.role === 'parity');
-  const state = readParityState(ctx.db);
-  const lastSync = ctx.jobs.latest(syncJob, ENDED);
-  const lastSuccess = ctx.jobs.latest(syncJob, ['succeeded']);
-  const lastScrub = ctx.jobs.latest(scrubJob, ENDED);
-  const running = ctx.jobs.running().find((j) => j.type.startsWith('parity.')) ?? null;
+export interface ParityStatusDeps {
+  slots: Pick<SlotsReader, 'list'>;
+  store: Pick<ParityStore, 'state'>;
+  jobs: Pick<ParityJobs, 'latest' | 'running'>;
+  /** The next due time of a schedule by name (`parity.sync`, `parity.scrub`); a `Scheduler` has it. */
+  schedules: { view(name: string): { nextDueAt: string | null } | null };
+  clock: Clock;
+}
+
+export type ParityStatus = ReturnType<typeof parityStatus>;
+
+export function parityStatus(deps: ParityStatusDeps) {
+  const configured = deps.slots.list().some((s) => s.role === 'parity');
+  const state = deps.store.state();
+  const lastSync = deps.jobs.latest(syncJob, ENDED);
+  const lastSuccess = deps.jobs.latest(syncJob, ['succeeded']);
+  const lastScrub = deps.jobs.latest(scrubJob, ENDED);
+  const running = deps.jobs.running().find((j) => j.type.startsWith('parity.')) ?? null;
   const parity = !configured
     ? 'not_configured'
     : lastSuccess === null
@@ -27,8 +39,9 @@ export function parityStatus(ctx: AppContext) {
         ? 'changes_pending'
         : 'in_sync';
   const diff = state.lastDiff;
-  const now = ctx.clock.now().getTime();
+  const now = deps.clock.now().getTime();
   const oldest = state.lastStatus?.oldestScrubAt ?? null;
+  const next = (name: string) => (configured ? (deps.schedules.view(name)?.nextDueAt ?? null) : null);
   return {
     configured,
     parity,
@@ -41,10 +54,7 @@ export function parityStatus(ctx: AppContext) {
     oldestScrubAgeDays: oldest ? Math.round(((now - Date.parse(oldest)) / DAY) * 10) / 10 : null,
     unscrubbedPercent: state.lastStatus?.unscrubbedPercent ?? null,
     running,
-    next: {
-      sync: configured ? (ctx.scheduler.view('parity.sync')?.nextDueAt ?? null) : null,
-      scrub: configured ? (ctx.scheduler.view('parity.scrub')?.nextDueAt ?? null) : null,
-    },
+    next: { sync: next(syncJob.type), scrub: next(scrubJob.type) },
   };
 }
 
@@ -81,6 +91,3 @@ function scrubView(j: JobView<ScrubParams, unknown>) {
     fileErrors: num(r['fileErrors']),
   };
 }
-
-/** The next due times in ISO form for the schedules (exported for the CLI's status table). */
-export const iso = (d: Date | null) => (d ? isoMillis(d) : null);
