@@ -10,6 +10,7 @@ const STATUS: Readonly<Record<string, number>> = {
   // 404: it names something that does not exist
   not_found: 404,
   catalog_source_not_found: 404,
+  notification_channel_not_found: 404,
   // 409: the current state refuses it (the default)
   // 501: a host tool or a setting this operation needs is absent
   not_configured: 501,
