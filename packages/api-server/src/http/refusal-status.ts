@@ -16,6 +16,7 @@ const STATUS: Readonly<Record<string, number>> = {
   not_configured: 501,
   // 502: the operation ran and failed
   catalog_refresh_failed: 502,
+  snapshot_failed: 502,
   // 503: a dependency is down for now; retry later
   docker_unavailable: 503,
 };

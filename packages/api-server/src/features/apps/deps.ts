@@ -18,6 +18,24 @@ import {
   stackJobImplementation,
 } from '@appliance/template-installer';
 import { IMAGE_KEY_PREFIX } from '@appliance/watchers';
+
+/**
+ * The package's operations the routes call, re-exported here so that they load with this module on
+ * first use (a dynamic import of the package itself would make the whole package part of the start).
+ */
+export {
+  addSource,
+  assertNoBackupOf,
+  checkPortsFor,
+  followStackLogs,
+  isStackRunning,
+  listStacks,
+  refreshSource,
+  removeSource,
+  requireStack,
+  showStack,
+  stackLogs,
+} from '@appliance/template-installer';
 import { and, eq, isNull, like } from 'drizzle-orm';
 import type { AppContext } from '../../context.ts';
 import { backupPlans, shares, watcherConditions } from '../../db/schema.ts';

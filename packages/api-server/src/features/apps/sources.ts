@@ -6,8 +6,8 @@ import { AddSourceBody, SourceIdParams, SourceSchema } from './schemas.ts';
 
 /** The operations and their ports, loaded on the first request (the refresh brings tar along). */
 const load = async (ctx: AppContext, actor: Actor | null) => {
-  const [deps, ops] = await Promise.all([import('./deps.ts'), import('@appliance/template-installer')]);
-  return { ops, deps: deps.sourcesDeps(ctx, actor) };
+  const ops = await import('./deps.ts');
+  return { ops, deps: ops.sourcesDeps(ctx, actor) };
 };
 
 export const sourceRoutes = [

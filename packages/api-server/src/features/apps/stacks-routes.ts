@@ -30,10 +30,10 @@ import {
   valuesResult,
 } from './stacks-schemas.ts';
 
-/** The wiring and the package's operations, loaded on the first stack request. */
+/** The wiring and the package's operations (deps.ts re-exports them), loaded on the first stack request. */
 const load = async () => {
-  const [deps, ops] = await Promise.all([import('./deps.ts'), import('@appliance/template-installer')]);
-  return { deps, ops };
+  const deps = await import('./deps.ts');
+  return { deps, ops: deps };
 };
 
 const errors = {
