@@ -108,6 +108,7 @@ export function memorySourcesDeps(
 /** The stack jobs' ports without backups (no plan holds a stack) and with in-memory conditions. */
 export function memoryStackJobPorts(stacks: StacksDeps) {
   const forgotten: string[] = [];
+  const conditions = memoryConditions();
   const ports: StackJobPorts = {
     stacks,
     backups: {
@@ -116,10 +117,10 @@ export function memoryStackJobPorts(stacks: StacksDeps) {
       hasPlan: () => false,
       runPlan: async () => null,
     },
-    conditions: memoryConditions(),
+    conditions,
     forgetFile: async (file: string) => {
       forgotten.push(file);
     },
   };
-  return Object.assign(ports, { forgotten });
+  return Object.assign(ports, { forgotten, conditions });
 }
