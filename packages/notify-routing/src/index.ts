@@ -16,3 +16,4 @@ export * from './node/send.ts';
 // Delivery worker with injectable timers.
 export * from './worker/timers.ts';
 export * from './worker/delivery-worker.ts';
+export * from './operations/index.ts';

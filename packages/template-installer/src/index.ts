@@ -21,3 +21,5 @@ export * from './node/catalog.ts';
 export * from './node/installer.ts';
 export * from './node/https-source.ts';
 export * from './stacks/index.ts';
+export * from './sources/index.ts';
+export * from './jobs/index.ts';

@@ -9,9 +9,14 @@ const STATUS: Readonly<Record<string, number>> = {
   bad_request: 400,
   // 404: it names something that does not exist
   not_found: 404,
+  catalog_source_not_found: 404,
+  notification_channel_not_found: 404,
   // 409: the current state refuses it (the default)
   // 501: a host tool or a setting this operation needs is absent
   not_configured: 501,
+  // 502: the operation ran and failed
+  catalog_refresh_failed: 502,
+  snapshot_failed: 502,
   // 503: a dependency is down for now; retry later
   docker_unavailable: 503,
 };

@@ -1,4 +1,4 @@
-import { type AppError, badRequest, conflict, notFound } from '@appliance/common';
+import { badRequest, type Refusal, refuse } from '@appliance/common';
 import type { ChannelBody, ChannelConfig, ChannelType } from './channel-config.ts';
 import { splitChannelBody } from './channel-config.ts';
 
@@ -98,14 +98,14 @@ export function planChannelUpdate(existing: Pick<StoredChannel, 'type'>, body: C
   return { name, enabled, channel, secret: change };
 }
 
-export const channelNotFound = (id: string): AppError =>
-  notFound(
+export const channelNotFound = (id: string): Refusal =>
+  refuse(
     'notification_channel_not_found',
     `No notification channel has the id ${id}. GET /api/v1/notifications/channels lists the channels.`,
   );
 
-export const channelExists = (name: string): AppError =>
-  conflict(
+export const channelExists = (name: string): Refusal =>
+  refuse(
     'notification_channel_exists',
     `A notification channel named "${name}" already exists (names are compared ignoring case). Choose another name.`,
   );

@@ -1,14 +1,18 @@
 /** Apps: catalog, template preview and install, stacks (02; catalog sources 08 §13). */
 import path from 'node:path';
-import { syncBuiltinCatalog, undoPendingStacks, type AuditRecord } from '@appliance/template-installer';
-import { eq } from 'drizzle-orm';
+import {
+  type AuditRecord,
+  installProgress,
+  STACK_JOB_KINDS,
+  STACK_JOBS,
+  syncBuiltinCatalog,
+  undoPendingStacks,
+} from '@appliance/template-installer';
 import * as v from 'valibot';
 import type { AppContext } from '../../context.ts';
-import { stacks } from '../../db/schema.ts';
 import { created, defineRoute, ok } from '../../http/route.ts';
 import type { Actor } from '../../services/audit.ts';
 import type { Feature } from '../feature.ts';
-import { installProgress } from './install-progress.ts';
 import {
   CatalogSchema,
   CreateStackBody,
@@ -19,12 +23,11 @@ import {
   TemplateParams,
 } from './schemas.ts';
 import { sourceRoutes } from './sources.ts';
-import { registerStackJobs } from './stack-jobs.ts';
 import { stackRoutes } from './stacks-routes.ts';
-import { createSqliteStackStore, ensureBuiltinSource } from './store.ts';
+import { createSqliteStackStore, ensureBuiltinSource, stacksByTemplate } from './store.ts';
 
-/** The installer and the catalog reader (template-installer's heavy half) load on the first apps request. */
-const service = () => import('./service.ts');
+/** The installer, the catalog reader and the stack jobs' wiring (template-installer's heavy half) load on first use. */
+const deps = () => import('./deps.ts');
 
 const errors = {
   400: { description: 'Bad input' },
@@ -50,11 +53,14 @@ function recordStackFiles(ctx: AppContext, name: string): void {
 }
 
 export const feature: Feature = {
-  // a catalog refresh whose signature, serial or archive check fails (sources.ts)
+  // a catalog refresh whose signature, serial or archive check fails (the package's sources)
   raises: ['catalog_check_failed'],
   name: 'apps',
   start: async (ctx) => {
-    registerStackJobs(ctx);
+    for (const kind of STACK_JOB_KINDS)
+      ctx.jobs.register(STACK_JOBS[kind], {
+        run: async (handle, params) => (await deps()).stackJob(ctx, kind).run(handle, params),
+      });
     await ensureBuiltinSource(ctx);
     await syncBuiltinCatalog(ctx.paths.catalogDir);
     const undone = await undoPendingStacks(ctx.paths, createSqliteStackStore(ctx));
@@ -68,18 +74,7 @@ export const feature: Feature = {
       summary: 'List catalog sources and templates',
       tags: ['apps'],
       responses: { 200: { description: 'Sources and templates', schema: CatalogSchema } },
-      handler: async ({ ctx }) => {
-        const byTemplate = new Map<string, string[]>();
-        for (const r of ctx.db
-          .select({ name: stacks.name, id: stacks.templateId })
-          .from(stacks)
-          .where(eq(stacks.pending, 0))
-          .all()) {
-          if (r.id === null) continue;
-          byTemplate.set(r.id, [...(byTemplate.get(r.id) ?? []), r.name]);
-        }
-        return ok(await (await service()).catalogFor(ctx).view(byTemplate));
-      },
+      handler: async ({ ctx }) => ok(await (await deps()).catalogFor(ctx).view(stacksByTemplate(ctx))),
     }),
     defineRoute({
       method: 'POST',
@@ -92,7 +87,7 @@ export const feature: Feature = {
       responses: { 200: { description: 'The plan', schema: PlanSchema }, ...errors },
       handler: async ({ ctx, params, body }) => {
         const { planDigest: _ignored, ...request } = body; // 02 §2: install only
-        return ok(await (await service()).installerFor(ctx).preview(params.id, request));
+        return ok(await (await deps()).installerFor(ctx).preview(params.id, request));
       },
     }),
     defineRoute({
@@ -112,10 +107,16 @@ export const feature: Feature = {
       },
       handler: async ({ ctx, actor, params, body }) => {
         // progress events (08 §12) with target = the stack name, from the first write on
-        const progress = installProgress(ctx, body.name ?? params.id);
+        const progress = installProgress(
+          {
+            publish: (data) => ctx.events.publish({ type: 'progress', data }),
+            uuid: () => ctx.random.uuid(),
+          },
+          body.name ?? params.id,
+        );
         const options = { audit: auditWith(ctx, actor), onStep: progress.onStep };
         try {
-          const result = await (await service()).installerFor(ctx).install(params.id, body, options);
+          const result = await (await deps()).installerFor(ctx).install(params.id, body, options);
           recordStackFiles(ctx, result.stack.name);
           // The spaced events drain after the answer: progress never delays the install itself.
           void progress.finish(true);
@@ -139,7 +140,7 @@ export const feature: Feature = {
           body.env === undefined
             ? { name: body.name, compose: body.compose }
             : { name: body.name, compose: body.compose, env: body.env };
-        const stack = await (await service())
+        const stack = await (await deps())
           .installerFor(ctx)
           .createStack(input, { audit: auditWith(ctx, actor) });
         recordStackFiles(ctx, stack.name);

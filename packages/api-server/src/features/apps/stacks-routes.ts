@@ -1,16 +1,23 @@
 /**
  * The stack routes (issue 35): state, start/stop/restart/remove as jobs, logs (JSON or followed
- * over server-sent events). Viewers read state and logs; only administrators act.
+ * over server-sent events). Viewers read state and logs; only administrators act. The operations
+ * are @appliance/template-installer's, loaded on the first request with the ports (deps.ts).
  */
-import { AppError } from '@appliance/common';
-import { checkRemoveConfirmation } from '@appliance/template-installer';
+import { AppError, Refusal } from '@appliance/common';
+import {
+  checkRemoveConfirmation,
+  noCoveringPlan,
+  STACK_JOBS,
+  type StackJobKind,
+} from '@appliance/template-installer';
 import { streamSSE } from 'hono/streaming';
 import * as v from 'valibot';
 import type { AppContext } from '../../context.ts';
+import { refusalStatus } from '../../http/refusal-status.ts';
 import { accepted, defineRoute, ok } from '../../http/route.ts';
 import type { Actor } from '../../services/audit.ts';
 import { JobSchema } from '../jobs/schemas.ts';
-import { assertNoBackupOf, planCovering, STACK_JOBS, type StackJobKind } from './stack-jobs.ts';
+import { planCovering } from './store.ts';
 import {
   LogLineSchema,
   LogsQuery,
@@ -23,13 +30,27 @@ import {
   valuesResult,
 } from './stacks-schemas.ts';
 
-const work = () => import('./stack-work.ts');
+/** The wiring and the package's operations (deps.ts re-exports them), loaded on the first stack request. */
+const load = async () => {
+  const deps = await import('./deps.ts');
+  return { deps, ops: deps };
+};
 
 const errors = {
   400: { description: 'Bad input' },
   404: { description: 'Unknown stack' },
   409: { description: 'A job of the stack or a backup of it is running' },
 };
+
+/** The checks every stack job and values edit pass first: the stack exists, no backup or job of it runs. */
+async function assertStackFree(ctx: AppContext, name: string) {
+  const { deps, ops } = await load();
+  const ports = deps.stackJobPorts(ctx);
+  await ops.requireStack(ports.stacks, name);
+  ops.assertNoBackupOf(ports, name);
+  ctx.jobs.assertFree([`stack:${name}`]);
+  return { ports, ops, deps };
+}
 
 async function startJob(
   ctx: AppContext,
@@ -38,17 +59,38 @@ async function startJob(
   name: string,
   extra: Record<string, unknown> = {},
 ) {
-  const w = await work();
-  await w.requireStackRow(ctx, name);
-  assertNoBackupOf(ctx, name);
-  ctx.jobs.assertFree([`stack:${name}`]);
-  await w.precheck(ctx, name, kind);
+  const { ports, ops } = await assertStackFree(ctx, name);
+  // a start or restart is refused (port_in_use) when another holder has one of its ports
+  if (kind === 'start' || kind === 'restart') await ops.checkPortsFor(ports.stacks, name, kind);
   const started = await ctx.jobs.start(
     STACK_JOBS[kind],
     { stack: name, ...extra },
     { target: `stacks/${name}`, actor, auditOperation: STACK_JOBS[kind].type },
   );
   return accepted(started.view);
+}
+
+/** PUT /stacks/:name/values through the installer (same rules as install); audited, refusals too. */
+async function editValues(
+  ctx: AppContext,
+  actor: Actor | null,
+  name: string,
+  body: { values?: Record<string, string>; regenerate?: string[] },
+) {
+  const audit = (outcome: 'ok' | 'failed', details: Record<string, unknown>) =>
+    ctx.writes.run((db) =>
+      ctx.audit.record(db, actor, { operation: 'stack.values', target: `stacks/${name}`, outcome, details }),
+    );
+  try {
+    const result = await (await load()).deps.installerFor(ctx).editValues(name, body);
+    await audit('ok', { changed: result.changed });
+    return result;
+  } catch (e) {
+    const status = e instanceof AppError ? e.status : e instanceof Refusal ? refusalStatus(e.code) : 500;
+    if (status < 500) throw e;
+    await audit('failed', { code: e instanceof Refusal ? e.code : 'internal' });
+    throw e;
+  }
 }
 
 const action = (kind: Exclude<StackJobKind, 'remove'>, summary: string) =>
@@ -76,7 +118,10 @@ export const stackRoutes = [
     summary: 'List stacks with their containers, images, ports and updates',
     tags: ['apps'],
     responses: { 200: { description: 'Stacks in byte order of name', schema: StackListSchema } },
-    handler: async ({ ctx }) => ok(await (await work()).listStacks(ctx)),
+    handler: async ({ ctx }) => {
+      const { deps, ops } = await load();
+      return ok(await ops.listStacks(deps.stacksDeps(ctx)));
+    },
   }),
   defineRoute({
     method: 'GET',
@@ -86,7 +131,10 @@ export const stackRoutes = [
     tags: ['apps'],
     params: StackParams,
     responses: { 200: { description: 'The stack', schema: StackStateSchema }, ...errors },
-    handler: async ({ ctx, params }) => ok(await (await work()).showStack(ctx, params.name)),
+    handler: async ({ ctx, params }) => {
+      const { deps, ops } = await load();
+      return ok(await ops.showStack(deps.stacksDeps(ctx), params.name));
+    },
   }),
   action('start', 'Start a stack (compose up -d); refused when one of its ports is taken'),
   action('stop', 'Stop a stack (compose stop)'),
@@ -122,13 +170,7 @@ export const stackRoutes = [
       let snapshotPlan: string | undefined;
       if (body.snapshot === true) {
         const plan = planCovering(ctx, params.name);
-        if (!plan)
-          throw new AppError(
-            409,
-            'no_backup_plan',
-            `No backup plan holds the stack ${params.name}, so no snapshot can be taken; add it to a plan or update without a snapshot.`,
-            { stack: params.name },
-          );
+        if (!plan) throw noCoveringPlan(params.name);
         snapshotPlan = plan.name;
       }
       return startJob(ctx, actor, 'update', params.name, {
@@ -156,13 +198,10 @@ export const stackRoutes = [
       ...errors,
     },
     handler: async ({ ctx, actor, params, body }) => {
-      const w = await work();
-      await w.requireStackRow(ctx, params.name);
-      assertNoBackupOf(ctx, params.name);
-      ctx.jobs.assertFree([`stack:${params.name}`]);
-      const result = await w.editValues(ctx, actor, params.name, body);
+      const { ports, ops } = await assertStackFree(ctx, params.name);
+      const result = await editValues(ctx, actor, params.name, body);
       const restart =
-        result.changed.length > 0 && (await w.isRunning(ctx, params.name))
+        result.changed.length > 0 && (await ops.isStackRunning(ports.stacks, params.name))
           ? (
               await ctx.jobs.start(
                 STACK_JOBS.start,
@@ -190,17 +229,20 @@ export const stackRoutes = [
       ...errors,
     },
     handler: async ({ ctx, params, query, c }) => {
-      const w = await work();
+      const { deps, ops } = await load();
+      const stacks = deps.stacksDeps(ctx);
       const request = {
         ...(query.service !== undefined ? { service: query.service } : {}),
         ...(query.tail !== undefined ? { tail: query.tail } : {}),
         ...(query.since !== undefined ? { since: query.since } : {}),
       };
       if (query.follow !== '1' && query.follow !== 'true')
-        return ok({ lines: await w.logsOf(ctx, params.name, request) });
-      await w.requireStackRow(ctx, params.name);
+        return ok({ lines: await ops.stackLogs(stacks, params.name, request) });
+      await ops.requireStack(stacks, params.name);
       const controller = new AbortController();
-      const lines = w.followLogs(ctx, params.name, request, controller.signal)[Symbol.asyncIterator]();
+      const lines = ops
+        .followStackLogs(stacks, params.name, request, controller.signal)
+        [Symbol.asyncIterator]();
       // the first step runs now, so an unknown service is a 404, not an empty stream
       const first = lines.next();
       first.catch(() => undefined);

@@ -1,9 +1,15 @@
 /** The `stacks` and `catalog_sources` tables behind the template installer's ports. */
 import { AppError } from '@appliance/common';
-import type { CatalogSourceRow, StackRow, StackStore } from '@appliance/template-installer';
-import { asc, eq } from 'drizzle-orm';
+import type {
+  CatalogSourceRow,
+  CatalogSourceStore,
+  StackRow,
+  StackStore,
+} from '@appliance/template-installer';
+import { asc, eq, max } from 'drizzle-orm';
 import type { AppContext } from '../../context.ts';
-import { catalogSources, stacks } from '../../db/schema.ts';
+import { backupPlans, catalogSources, stacks } from '../../db/schema.ts';
+import type { Actor } from '../../services/audit.ts';
 
 type Row = typeof stacks.$inferSelect;
 
@@ -100,4 +106,111 @@ export async function ensureBuiltinSource(ctx: AppContext): Promise<void> {
       .values({ id: 'builtin', kind: 'builtin', position: 0, addedAt: ctx.clock.now().toISOString() })
       .run();
   });
+}
+
+/** The `catalog_sources` table behind the source operations; audit rows of `actor`. */
+export function createSqliteSourceStore(ctx: AppContext, actor: Actor | null): CatalogSourceStore {
+  const target = (id: string) => `catalog/sources/${id}`;
+  return {
+    list: async () => readCatalogSources(ctx),
+    async publicKey(id) {
+      return (
+        ctx.db
+          .select({ k: catalogSources.publicKey })
+          .from(catalogSources)
+          .where(eq(catalogSources.id, id))
+          .get()?.k ?? ''
+      );
+    },
+    insert: (source) =>
+      ctx.writes.run((db) => {
+        if (
+          db
+            .select({ id: catalogSources.id })
+            .from(catalogSources)
+            .where(eq(catalogSources.id, source.id))
+            .get()
+        )
+          return false;
+        const top =
+          db
+            .select({ m: max(catalogSources.position) })
+            .from(catalogSources)
+            .get()?.m ?? 0;
+        db.insert(catalogSources)
+          .values({ ...source, position: top + 1 })
+          .run();
+        ctx.audit.record(db, actor, { operation: 'catalog_source.add', target: target(source.id) });
+        return true;
+      }),
+    async recordRefreshed(id, serial, at) {
+      await ctx.writes.run((db) =>
+        db
+          .update(catalogSources)
+          .set({ serial, lastRefreshedAt: at, lastError: null })
+          .where(eq(catalogSources.id, id))
+          .run(),
+      );
+    },
+    async recordRefreshError(id, message) {
+      await ctx.writes.run((db) =>
+        db.update(catalogSources).set({ lastError: message }).where(eq(catalogSources.id, id)).run(),
+      );
+    },
+    async auditRefresh(id, outcome) {
+      await ctx.writes.run((db) =>
+        ctx.audit.record(db, actor, { operation: 'catalog_source.refresh', target: target(id), outcome }),
+      );
+    },
+    async remove(id) {
+      await ctx.writes.run((db) => {
+        db.delete(catalogSources).where(eq(catalogSources.id, id)).run();
+        ctx.audit.record(db, actor, { operation: 'catalog_source.delete', target: target(id) });
+      });
+    },
+  };
+}
+
+/** Installed (not pending) stacks by the template id they came from, for the catalog view. */
+export function stacksByTemplate(ctx: AppContext): Map<string, string[]> {
+  const byTemplate = new Map<string, string[]>();
+  for (const r of ctx.db
+    .select({ name: stacks.name, id: stacks.templateId })
+    .from(stacks)
+    .where(eq(stacks.pending, 0))
+    .all()) {
+    if (r.id === null) continue;
+    byTemplate.set(r.id, [...(byTemplate.get(r.id) ?? []), r.name]);
+  }
+  return byTemplate;
+}
+
+/** Whether the backup plan's stack list holds the stack (a list that does not read holds none). */
+export function planHoldsStack(ctx: AppContext, plan: string, name: string): boolean {
+  const row = ctx.db
+    .select({ stacks: backupPlans.stacks })
+    .from(backupPlans)
+    .where(eq(backupPlans.name, plan))
+    .get();
+  try {
+    return ((row ? JSON.parse(row.stacks) : []) as { name: string }[]).some((s) => s.name === name);
+  } catch {
+    return false;
+  }
+}
+
+/** The enabled-or-not backup plan that holds the stack, if any (its app data is backed up). */
+export function planCovering(ctx: AppContext, name: string): { name: string; destination: string } | null {
+  for (const row of ctx.db
+    .select({ name: backupPlans.name, destination: backupPlans.destination, stacks: backupPlans.stacks })
+    .from(backupPlans)
+    .all()) {
+    try {
+      if ((JSON.parse(row.stacks) as { name: string }[]).some((s) => s.name === name))
+        return { name: row.name, destination: row.destination };
+    } catch {
+      // a plan whose stack list does not read covers nothing
+    }
+  }
+  return null;
 }

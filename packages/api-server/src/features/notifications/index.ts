@@ -1,7 +1,8 @@
 import { createChannelSender } from '@appliance/notify-routing';
 import type { Feature } from '../feature.ts';
-import { alertRoutes, raiser, raiserWithin, startDeliveryWorker } from './alerts.ts';
+import { alertRoutes } from './alert-routes.ts';
 import { channelRoutes } from './channel-routes.ts';
+import { raiser, raiserWithin, startDeliveryWorker } from './deps.ts';
 import { routingRoutes } from './routing-routes.ts';
 
 /**

@@ -5,7 +5,11 @@
  */
 import type {
   AlertDraft,
+  ChannelRecord,
+  ChannelStore,
   ChannelType,
+  ChannelWrite,
+  DeliveryRows,
   EventType,
   RaiseStore,
   RouteRow,
@@ -15,6 +19,7 @@ import type {
   StoredChannel,
 } from '@appliance/notify-routing';
 import { and, asc, desc, eq, lt, sql } from 'drizzle-orm';
+import type { AppContext } from '../../context.ts';
 import type { Db } from '../../db/open.ts';
 import { preparedPerConnection } from '../../db/prepared.ts';
 import {
@@ -23,7 +28,9 @@ import {
   notifyDeliveries,
   notifyEventSeverity,
   notifyRoutes,
+  settings,
 } from '../../db/schema.ts';
+import type { Actor } from '../../services/audit.ts';
 
 /**
  * The routing statements, prepared once per connection as plain SQLite statements: PUT routing is
@@ -191,4 +198,168 @@ export function dueDeliveryRows(db: Db, nowIso: string, limit: number) {
     .orderBy(asc(notifyDeliveries.nextAttemptAt), asc(notifyDeliveries.id))
     .limit(limit)
     .all();
+}
+
+// ── the package's ports ────────────────────────────────────────────────────────────────────────
+/** The settings hostname (08 §7.4 `host`). */
+export function hostName(ctx: AppContext): string {
+  return ctx.db.select({ hostname: settings.hostname }).from(settings).get()?.hostname ?? 'appliance';
+}
+
+const toRecord = (row: ChannelRow): ChannelRecord => ({
+  id: row.id,
+  name: row.name,
+  type: row.type,
+  enabled: row.enabled === 1,
+  config: row.config,
+  hasSecret: row.secret !== null,
+  createdAt: row.createdAt,
+  updatedAt: row.updatedAt,
+});
+
+/** Seal outside the write job (CPU only); `undefined` keeps the stored secret. */
+function sealedSecret(ctx: AppContext, write: ChannelWrite): Buffer | null | undefined {
+  if (write.secret.kind === 'keep') return undefined;
+  return write.secret.kind === 'set' ? ctx.sealer.seal(write.secret.value) : null;
+}
+
+const rowValues = (write: ChannelWrite) => ({
+  name: write.name,
+  enabled: write.enabled ? 1 : 0,
+  config: JSON.stringify(write.channel.config),
+});
+
+/** The `notify_channels` table behind the channel operations; audit rows of `actor`. */
+export function createChannelStore(ctx: AppContext, actor: Actor | null): ChannelStore {
+  return {
+    list: async () => listChannels(ctx.db).map(toRecord),
+    async get(id) {
+      const row = findChannel(ctx.db, id);
+      return row ? toRecord(row) : null;
+    },
+    async openSecret(id) {
+      const row = findChannel(ctx.db, id);
+      return row?.secret ? ctx.sealer.unsealText(row.secret) : null;
+    },
+    async insert(write) {
+      const secret = sealedSecret(ctx, write) ?? null;
+      const now = ctx.clock.now().toISOString();
+      const row = await ctx.writes.run((db) => {
+        if (nameTaken(db, write.name, null)) return null;
+        const inserted = db
+          .insert(notifyChannels)
+          .values({
+            id: ctx.random.uuid(),
+            type: write.channel.type,
+            ...rowValues(write),
+            secret,
+            createdAt: now,
+            updatedAt: now,
+          })
+          .returning()
+          .get();
+        ctx.audit.record(db, actor, {
+          operation: 'notification_channel.create',
+          target: inserted.id,
+          details: {
+            name: inserted.name,
+            type: inserted.type,
+            enabled: write.enabled,
+            hasSecret: secret !== null,
+          },
+        });
+        return inserted;
+      });
+      return row ? toRecord(row) : null;
+    },
+    async update(id, write, check) {
+      const secret = sealedSecret(ctx, write);
+      const now = ctx.clock.now().toISOString();
+      const row = await ctx.writes.run((db) => {
+        const fresh = findChannel(db, id);
+        if (!fresh) return 'not_found' as const;
+        check(toStoredChannel(fresh));
+        if (nameTaken(db, write.name, id)) return 'name_taken' as const;
+        const updated = db
+          .update(notifyChannels)
+          .set({ ...rowValues(write), ...(secret !== undefined ? { secret } : {}), updatedAt: now })
+          .where(eq(notifyChannels.id, id))
+          .returning()
+          .get()!;
+        ctx.audit.record(db, actor, {
+          operation: 'notification_channel.update',
+          target: updated.id,
+          details: { name: updated.name, enabled: write.enabled, secret: write.secret.kind },
+        });
+        return updated;
+      });
+      return typeof row === 'string' ? row : toRecord(row);
+    },
+    remove: (id) =>
+      ctx.writes.run((db) => {
+        const fresh = findChannel(db, id);
+        if (!fresh) return false;
+        db.delete(notifyRoutes).where(eq(notifyRoutes.channelId, id)).run();
+        db.delete(notifyDeliveries).where(eq(notifyDeliveries.channelId, id)).run();
+        db.delete(notifyChannels).where(eq(notifyChannels.id, id)).run();
+        ctx.audit.record(db, actor, {
+          operation: 'notification_channel.delete',
+          target: id,
+          details: { name: fresh.name, type: fresh.type },
+        });
+        return true;
+      }),
+    async auditTest(row, result) {
+      await ctx.writes.run((db) =>
+        ctx.audit.record(db, actor, {
+          operation: 'notification_channel.test',
+          target: row.id,
+          outcome: result.success ? 'ok' : 'failed',
+          details: result.success
+            ? { name: row.name, success: true }
+            : { name: row.name, success: false, error: result.error },
+        }),
+      );
+    },
+  };
+}
+
+/** The `notify_deliveries` queue as the delivery worker's rows (secrets opened on demand). */
+export function deliveryRows(ctx: AppContext): DeliveryRows {
+  return {
+    hostName: () => hostName(ctx),
+    due: (now, limit) =>
+      dueDeliveryRows(ctx.db, now, limit).map((row) => ({
+        id: row.id,
+        attempts: row.attempts,
+        channel: { enabled: row.channel.enabled === 1, type: row.channel.type, config: row.channel.config },
+        openSecret: () => (row.channel.secret ? ctx.sealer.unsealText(row.channel.secret) : null),
+        alert: row.alert,
+      })),
+    async fail(dropped, at) {
+      await ctx.writes.run((db) => {
+        for (const d of dropped) {
+          db.update(notifyDeliveries)
+            .set({ status: 'failed', nextAttemptAt: null, lastError: d.error, updatedAt: at })
+            .where(eq(notifyDeliveries.id, d.id))
+            .run();
+        }
+      });
+    },
+    async record(id, outcome, at) {
+      await ctx.writes.run((db) =>
+        db
+          .update(notifyDeliveries)
+          .set({
+            status: outcome.status,
+            attempts: outcome.attempts,
+            nextAttemptAt: outcome.nextAttemptAt,
+            lastError: outcome.lastError,
+            updatedAt: at,
+          })
+          .where(eq(notifyDeliveries.id, id))
+          .run(),
+      );
+    },
+  };
 }

@@ -5,38 +5,48 @@
  * publishes none.
  *
  * An install's steps take milliseconds except the compose tool's check, so throttling by dropping
- * (as `ctx.events.progress` does for counters) would lose most of them; here the events are queued
- * and spaced instead; `finish` resolves once the last one is published (at most a second later).
- * The route does not wait for it: the answer is never delayed by the pacing, and the `done` event
- * may follow it (a client watching the events waits for `done`).
+ * would lose most of them; here the events are queued and spaced instead; `finish` resolves once
+ * the last one is published (at most a second later). A caller need not wait for it: the answer is
+ * never delayed by the pacing, and the `done` event may follow it (a client watching the events
+ * waits for `done`).
  */
-import type { InstallStep } from '@appliance/template-installer';
-import type { AppContext } from '../../context.ts';
+import type { InstallStep } from '../node/installer.ts';
 
 export const INSTALL_OPERATION = 'template.install';
+
+/** One progress event's data, as the server's event bus carries it (`type: 'progress'`). */
+export interface InstallProgressData {
+  operationId: string;
+  operation: string;
+  target: string;
+  done: boolean;
+  progress: Record<string, unknown>;
+}
 
 export interface StepProgress {
   onStep: (step: InstallStep, index: number, count: number) => void;
   finish: (ok: boolean) => Promise<void>;
 }
 
-export function installProgress(
-  ctx: Pick<AppContext, 'events' | 'random'>,
-  target: string,
-  minIntervalMs = 250,
-): StepProgress {
+/** The ports: where an event goes, and a fresh operation id. */
+export interface ProgressSink {
+  publish(data: InstallProgressData): void;
+  uuid(): string;
+}
+
+export function installProgress(sink: ProgressSink, target: string, minIntervalMs = 250): StepProgress {
   let operationId: string | null = null;
   let queue: Promise<void> = Promise.resolve();
   let lastAt = Number.NEGATIVE_INFINITY;
   let last: Record<string, unknown> = {};
   const publish = (done: boolean, progress: Record<string, unknown>) => {
-    operationId ??= ctx.random.uuid();
+    operationId ??= sink.uuid();
     const data = { operationId, operation: INSTALL_OPERATION, target, done, progress };
     queue = queue.then(async () => {
       const wait = lastAt + minIntervalMs - Date.now();
       if (wait > 0) await new Promise((r) => setTimeout(r, wait));
       lastAt = Date.now();
-      ctx.events.publish({ type: 'progress', data });
+      sink.publish(data);
     });
   };
   return {

@@ -1,17 +1,15 @@
 /** The install's step reporter alone: spacing, the done event, and silence for a refusal. */
 import { describe, expect, it } from 'vitest';
-import { EventBus, type ProgressData } from '../../services/events.ts';
-import { installProgress } from './install-progress.ts';
+import { type InstallProgressData, installProgress } from './install-progress.ts';
 
 function setup(interval: number) {
-  const events = new EventBus();
-  const seen: { at: number; data: ProgressData }[] = [];
-  events.subscribe((e) => {
-    if (e.type === 'progress') seen.push({ at: Date.now(), data: e.data });
-  });
+  const seen: { at: number; data: InstallProgressData }[] = [];
   let n = 0;
-  const random = { uuid: () => `op-${++n}`, bytes: (k: number) => Buffer.alloc(k) };
-  return { seen, progress: installProgress({ events, random }, 'films', interval) };
+  const sink = {
+    publish: (data: InstallProgressData) => seen.push({ at: Date.now(), data }),
+    uuid: () => `op-${++n}`,
+  };
+  return { seen, progress: installProgress(sink, 'films', interval) };
 }
 
 describe('installProgress', () => {

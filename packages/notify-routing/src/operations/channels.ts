@@ -1,0 +1,96 @@
+/**
+ * Notification channels (08 §7): create, read, replace, delete, and a real test send. The secret is
+ * write-only (viewers see only the common fields); every change is audited by the store.
+ */
+import type { ChannelBody, ChannelConfig } from '../core/channel-config.ts';
+import { parseStoredConfig } from '../core/channel-config.ts';
+import type { ChannelType } from '../core/channel-config.ts';
+import {
+  type ChannelView,
+  channelExists,
+  channelNotFound,
+  channelView,
+  planChannelCreate,
+  planChannelUpdate,
+  type StoredChannel,
+} from '../core/channels.ts';
+import { testMessage } from '../core/message.ts';
+import { TEST_SEND_TIMEOUT_MS } from '../core/retry.ts';
+import type { ChannelSender, SendResult } from '../node/send.ts';
+import type { ChannelDeps, ChannelRecord } from './ports.ts';
+
+export type Audience = 'admin' | 'viewer';
+
+/** The row as the core sees it (configuration parsed). */
+export function storedChannel(row: ChannelRecord): StoredChannel {
+  return {
+    id: row.id,
+    name: row.name,
+    type: row.type as ChannelType,
+    enabled: row.enabled,
+    config: JSON.parse(row.config) as Record<string, unknown>,
+    hasSecret: row.hasSecret,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+  };
+}
+
+const view = (row: ChannelRecord, audience: Audience): ChannelView =>
+  channelView(storedChannel(row), audience);
+
+async function requireChannel(deps: ChannelDeps, id: string): Promise<ChannelRecord> {
+  const row = await deps.store.get(id);
+  if (!row) throw channelNotFound(id);
+  return row;
+}
+
+export async function createChannel(deps: ChannelDeps, body: ChannelBody, audience: Audience) {
+  const write = planChannelCreate(body);
+  const row = await deps.store.insert(write);
+  if (!row) throw channelExists(write.name);
+  return view(row, audience);
+}
+
+export async function listChannels(deps: ChannelDeps, audience: Audience) {
+  return (await deps.store.list()).map((row) => view(row, audience));
+}
+
+export async function showChannel(deps: ChannelDeps, id: string, audience: Audience) {
+  return view(await requireChannel(deps, id), audience);
+}
+
+/** Replaces a channel: its type is fixed; a secret omitted keeps, null clears, a string replaces. */
+export async function updateChannel(deps: ChannelDeps, id: string, body: ChannelBody, audience: Audience) {
+  const current = await requireChannel(deps, id);
+  const write = planChannelUpdate(storedChannel(current), body);
+  const row = await deps.store.update(id, write, (fresh) => planChannelUpdate(fresh, body));
+  if (row === 'not_found') throw channelNotFound(id);
+  if (row === 'name_taken') throw channelExists(write.name);
+  return view(row, audience);
+}
+
+/** Deletes a channel with its routes and queued deliveries. */
+export async function deleteChannel(deps: ChannelDeps, id: string): Promise<void> {
+  await requireChannel(deps, id);
+  if (!(await deps.store.remove(id))) throw channelNotFound(id);
+}
+
+/**
+ * Sends one real test message now, enabled or not. A failed delivery is a result, not a refusal,
+ * and so is a stored configuration that no longer validates.
+ */
+export async function testChannel(deps: ChannelDeps, send: ChannelSender, id: string): Promise<SendResult> {
+  const row = await requireChannel(deps, id);
+  const message = testMessage(row.name, deps.hostName(), deps.clock.now().toISOString());
+  let channel: ChannelConfig | null = null;
+  try {
+    channel = parseStoredConfig(row.type as ChannelType, JSON.parse(row.config));
+  } catch {
+    // reported below
+  }
+  const result: SendResult = channel
+    ? await send(channel, await deps.store.openSecret(row.id), message, TEST_SEND_TIMEOUT_MS)
+    : { success: false, error: 'the stored channel configuration is not valid; replace it with PUT' };
+  await deps.store.auditTest(row, result);
+  return result.success ? { success: true } : { success: false, error: result.error };
+}

@@ -1,0 +1,55 @@
+/**
+ * The delivery worker's queue over the host's rows: a delivery whose channel was disabled meanwhile,
+ * or whose channel no longer reads, ends `failed` at once (never sent); the others are sent with
+ * the opened secret and the message the alert became.
+ */
+import type { Severity } from '../core/catalog.ts';
+import type { ChannelType } from '../core/channel-config.ts';
+import { parseStoredConfig } from '../core/channel-config.ts';
+import type { DeliveryQueueStore, DueDelivery } from '../worker/delivery-worker.ts';
+import type { DeliveryRows } from './ports.ts';
+
+export function createDeliveryQueue(rows: DeliveryRows): DeliveryQueueStore {
+  return {
+    async due(now, limit) {
+      const host = rows.hostName();
+      const ready: DueDelivery[] = [];
+      const dropped: Array<{ id: number; attempts: number; error: string }> = [];
+      for (const row of await rows.due(now.toISOString(), limit)) {
+        if (!row.channel.enabled) {
+          dropped.push({
+            id: row.id,
+            attempts: row.attempts,
+            error: 'the channel was disabled before delivery',
+          });
+          continue;
+        }
+        try {
+          ready.push({
+            id: row.id,
+            attempts: row.attempts,
+            channel: parseStoredConfig(row.channel.type as ChannelType, JSON.parse(row.channel.config)),
+            secret: row.openSecret(),
+            message: {
+              eventType: row.alert.eventType,
+              severity: row.alert.severity as Severity,
+              title: row.alert.title,
+              message: row.alert.message,
+              occurredAt: row.alert.occurredAt,
+              host,
+            },
+          });
+        } catch {
+          dropped.push({
+            id: row.id,
+            attempts: row.attempts,
+            error: 'the channel configuration could not be read',
+          });
+        }
+      }
+      if (dropped.length > 0) await rows.fail(dropped, now.toISOString());
+      return ready;
+    },
+    record: (id, outcome, at) => rows.record(id, outcome, at.toISOString()),
+  };
+}

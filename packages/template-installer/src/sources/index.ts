@@ -1,0 +1,3 @@
+export * from './errors.ts';
+export * from './operations.ts';
+export * from './ports.ts';
