@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { createSqliteStackStore } from '../../../packages/api-server/src/features/apps/store.ts';
-import { catalogFor } from '../../../packages/api-server/src/features/apps/service.ts';
+import { catalogFor } from '../../../packages/api-server/src/features/apps/deps.ts';
 import { startSandbox } from '../../../packages/api-server/src/testing/sandbox.ts';
 import {
   buildPlan,
