@@ -57,7 +57,7 @@ export interface AppContext {
   /** What the service last wrote to each generated file: `record(realPath)` after writing one. */
   generated: GeneratedFiles;
   /** Which catalog events this installation raises (from every feature's `raises`). */
-  observed: ObservedEvents;
+  observed: ObservedEvents<AppContext>;
 }
 
 export interface Hooks {

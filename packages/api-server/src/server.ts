@@ -178,7 +178,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   ctx.scheduler = createScheduler(ctx);
   ctx.conditions = createConditions(ctx);
   ctx.generated = new GeneratedFiles(ctx);
-  ctx.observed = new ObservedEvents();
+  ctx.observed = new ObservedEvents<AppContext>();
   ctx.watchers = new WatcherRunner({
     conditions: ctx.conditions,
     clock,

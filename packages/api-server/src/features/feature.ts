@@ -14,7 +14,7 @@ export interface Feature {
    * The catalog events this feature raises (GET /notifications/event-types says `observed: true`
    * for them), optionally only while a configuration holds.
    */
-  raises?: readonly RaisedEventDecl[];
+  raises?: readonly RaisedEventDecl<AppContext>[];
   start?: (
     ctx: AppContext,
   ) => void | (() => void | Promise<void>) | Promise<void | (() => void | Promise<void>)>;

@@ -10,7 +10,10 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { eq } from 'drizzle-orm';
-import type { AppContext } from '../context.ts';
+import type { Clock, HostPaths } from '@appliance/common';
+import type { Db } from '../db/open.ts';
+import type { WriteQueue } from '../db/write-queue.ts';
+import type { Logger } from '../logger.ts';
 import { generatedFiles } from '../db/schema.ts';
 
 /** Content kept for the diff summary up to this size (generated files are a few KiB). */
@@ -28,11 +31,20 @@ export interface GeneratedFile {
 
 export const sha256 = (data: string | Uint8Array) => createHash('sha256').update(data).digest('hex');
 
+/** What the record needs of the service (the context has them all). */
+export interface GeneratedFilesDeps {
+  db: Db;
+  paths: HostPaths;
+  clock: Clock;
+  writes: WriteQueue;
+  logger: Logger;
+}
+
 export class GeneratedFiles {
-  private readonly ctx: AppContext;
+  private readonly ctx: GeneratedFilesDeps;
   private files: Map<string, GeneratedFile> | null = null;
 
-  constructor(ctx: AppContext) {
+  constructor(ctx: GeneratedFilesDeps) {
     this.ctx = ctx;
   }
 

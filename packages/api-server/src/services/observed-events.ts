@@ -5,21 +5,23 @@
  * settings). Nothing is listed in one central place: a feature that does not exist yet raises
  * nothing, and its events read `observed: false`.
  */
-import type { AppContext } from '../context.ts';
 
-/** An event a feature raises: always, or while `when` says so. */
-export type RaisedEventDecl = string | { eventType: string; when: (ctx: AppContext) => boolean };
+/**
+ * An event a feature raises: always, or while `when` says so (`C`: what `when` reads, the
+ * server's context; a parameter so this module does not import the context that holds it).
+ */
+export type RaisedEventDecl<C> = string | { eventType: string; when: (ctx: C) => boolean };
 
-export class ObservedEvents {
-  private readonly entries = new Map<string, Array<((ctx: AppContext) => boolean) | true>>();
+export class ObservedEvents<C> {
+  private readonly entries = new Map<string, Array<((ctx: C) => boolean) | true>>();
 
-  add(decl: RaisedEventDecl): void {
+  add(decl: RaisedEventDecl<C>): void {
     const [type, when] = typeof decl === 'string' ? [decl, true as const] : [decl.eventType, decl.when];
     this.entries.set(type, [...(this.entries.get(type) ?? []), when]);
   }
 
   /** Whether some feature of this installation raises the event now. */
-  observed(eventType: string, ctx: AppContext): boolean {
+  observed(eventType: string, ctx: C): boolean {
     return (this.entries.get(eventType) ?? []).some((w) => w === true || w(ctx));
   }
 }
