@@ -66,8 +66,14 @@ describe('Conditions', () => {
     expect(conditions.holding()[0]).toMatchObject({ source: 'reported', since: '2026-03-01T10:02:00.000Z' });
   });
 
-  it('reporters racing on one key raise it once', async () => {
-    const { conditions, sink } = setup();
+  it('reporters racing on one key raise it once (the onset is checked again inside the write)', async () => {
+    const { conditions, sink, store } = setup();
+    // writes queued as the SQLite write queue does: every reporter reads "not holding" first
+    const write = store.write.bind(store);
+    store.write = async (fn) => {
+      await new Promise((r) => setImmediate(r));
+      return write(fn);
+    };
     const raced = await Promise.all([1, 2, 3].map(() => conditions.hold('array:degraded', report('x'))));
     expect(raced.filter(Boolean)).toHaveLength(1);
     expect(sink.raised).toHaveLength(1);
