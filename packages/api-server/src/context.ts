@@ -1,5 +1,6 @@
-import type { JobRunner, Scheduler } from '@appliance/jobs';
+import type { Conditions, JobRunner, Scheduler } from '@appliance/jobs';
 import type { Clock, CommandRunner, HostPaths, InventoryReader } from '@appliance/common';
+import type { WatcherRunner } from '@appliance/watchers';
 import type Database from 'better-sqlite3';
 import type { Config } from './config.ts';
 import type { Db } from './db/open.ts';
@@ -7,13 +8,11 @@ import type { Sealer } from './db/machine-key.ts';
 import type { WriteQueue } from './db/write-queue.ts';
 import type { Logger } from './logger.ts';
 import type { Actor, AuditLog } from './services/audit.ts';
-import type { Conditions } from './services/conditions.ts';
 import type { EventBus } from './services/events.ts';
 import type { GeneratedFiles } from './services/generated-files.ts';
 import type { KeyedLocks } from './services/locks.ts';
 import type { ObservedEvents } from './services/observed-events.ts';
 import type { OperationGate } from './services/operation-gate.ts';
-import type { WatcherRunner } from './services/watchers.ts';
 
 /**
  * Everything a route handler may use. Built once at startup (createContext) and passed to every
@@ -49,11 +48,11 @@ export interface AppContext {
   /** Random UUID / bytes, replaceable in tests. */
   random: { uuid(): string; bytes(n: number): Buffer };
   /**
-   * Conditions that hold now (services/conditions.ts): `hold(key, event)` raises once, `clear(key)`
-   * records the end. Watchers and any feature reporting a condition share it.
+   * Conditions that hold now (`@appliance/jobs`, wired in features/jobs/deps.ts): `hold(key, event)`
+   * raises once, `clear(key)` records the end. Watchers and any feature reporting a condition share it.
    */
-  conditions: Conditions;
-  /** The watcher loops (services/watchers.ts): `register` in a feature's start, `runOnce` in tests. */
+  conditions: Conditions<Db>;
+  /** The watcher loops (`@appliance/watchers`): `register` in a feature's start, `runOnce` in tests. */
   watchers: WatcherRunner;
   /** What the service last wrote to each generated file: `record(realPath)` after writing one. */
   generated: GeneratedFiles;

@@ -40,16 +40,15 @@ import { webUi } from './http/web-ui.ts';
 import { type Logger, createLogger } from './logger.ts';
 import { AuditLog } from './services/audit.ts';
 import { Authenticator } from './services/auth.ts';
-import { Conditions } from './services/conditions.ts';
 import { EventBus } from './services/events.ts';
 import { GeneratedFiles } from './services/generated-files.ts';
 import { KeyedLocks } from './services/locks.ts';
 import { ObservedEvents } from './services/observed-events.ts';
-import { realTimers, type WatcherTimers, WatcherRunner } from './services/watchers.ts';
 import { OperationGate } from './services/operation-gate.ts';
 import { Lockout } from './services/lockout.ts';
 import { Passwords } from './services/passwords.ts';
-import { createJobRunner, createScheduler } from './features/jobs/deps.ts';
+import { createConditions, createJobRunner, createScheduler } from './features/jobs/deps.ts';
+import { realTimers, type WatcherTimers, WatcherRunner } from '@appliance/watchers';
 import { TOKEN_USAGE_FLUSH_MS } from './services/token-usage.ts';
 
 export { VERSION } from './version.ts';
@@ -178,7 +177,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   } as Omit<AppContext, 'conditions' | 'watchers' | 'generated' | 'observed'> as AppContext;
   ctx.jobs = createJobRunner(ctx);
   ctx.scheduler = createScheduler(ctx);
-  ctx.conditions = new Conditions(ctx);
+  ctx.conditions = createConditions(ctx);
   ctx.generated = new GeneratedFiles(ctx);
   ctx.observed = new ObservedEvents<AppContext>();
   ctx.watchers = new WatcherRunner({

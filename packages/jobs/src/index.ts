@@ -45,3 +45,4 @@ export {
   OUTPUT_LINE_CHARS,
   OUTPUT_LINES,
 } from './types.ts';
+export * from './conditions/index.ts';

@@ -17,3 +17,8 @@ export * from './node/certificate.ts';
 export * from './node/files.ts';
 export * from './node/docker.ts';
 export * from './node/nut.ts';
+// The loops: a watcher's cycles on its interval, decisions applied to the conditions port.
+export * from './ports.ts';
+export * from './runner.ts';
+// The appliance's watchers: facts through ports, decisions by the core.
+export * from './watchers/index.ts';

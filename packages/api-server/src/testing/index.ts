@@ -2,4 +2,4 @@ export * from './sandbox.ts';
 export * from './array.ts';
 export * from './lab-array.ts';
 export * from './event-receiver.ts';
-export { manualTimers, realTimers, type WatcherTimers } from '../services/watchers.ts';
+export { manualTimers, realTimers, type WatcherTimers } from '@appliance/watchers';

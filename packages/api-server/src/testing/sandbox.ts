@@ -8,7 +8,7 @@ import type { Config } from '../config.ts';
 import type { Hooks } from '../context.ts';
 import { createLogger } from '../logger.ts';
 import { type RunningServer, type StartOptions, startServer } from '../server.ts';
-import { manualTimers } from '../services/watchers.ts';
+import { manualTimers } from '@appliance/watchers';
 
 export interface SandboxOptions {
   /** Lab mode (loop devices listed as disks). */

@@ -1,12 +1,14 @@
 /**
  * The ports of `@appliance/jobs`, wired to the server: the SQLite stores, the service's clock for
  * timestamps (a monotonic clock for throttling and ETAs), Node's timers, /proc for a leftover
- * tool, the event bus, the import gate and the audit log's actor.
+ * tool, the event bus, the import gate and the audit log's actor; the conditions on their table.
  */
-import { JobRunner, Scheduler } from '@appliance/jobs';
+import { Conditions, JobRunner, Scheduler } from '@appliance/jobs';
 import { nodeTimers, procProcesses, systemClock } from '@appliance/jobs/node';
 import type { AppContext } from '../../context.ts';
+import type { Db } from '../../db/open.ts';
 import type { Actor } from '../../services/audit.ts';
+import { createConditionStore } from './conditions-store.ts';
 import { createJobStore, createScheduleStore } from './store.ts';
 
 /** The service's job runner: `ctx.jobs`. */
@@ -30,6 +32,29 @@ export function createScheduler(ctx: AppContext): Scheduler {
     store: createScheduleStore(ctx),
     clock: ctx.clock,
     timers: nodeTimers,
+    logger: ctx.logger,
+  });
+}
+
+/**
+ * The raise-once conditions (`ctx.conditions`) on `watcher_conditions`: an onset's alert is raised
+ * by the notifications feature inside the same write job (`hooks.raiseWithin`) and announced after
+ * the commit; without it (no notifications feature), raised after the commit (`hooks.raise`).
+ */
+export function createConditions(ctx: AppContext): Conditions<Db> {
+  return new Conditions<Db>({
+    store: createConditionStore(ctx),
+    events: {
+      raise(db, event) {
+        const within = ctx.hooks.raiseWithin;
+        if (within) {
+          const raised = within(db, event);
+          return { alertId: raised.alertId, afterCommit: raised.announce };
+        }
+        return { alertId: null, afterCommit: () => ctx.hooks.raise?.(event) };
+      },
+    },
+    clock: ctx.clock,
     logger: ctx.logger,
   });
 }

@@ -18,7 +18,7 @@ import type { AppContext } from '../../context.ts';
 import { accepted, defineRoute, ok } from '../../http/route.ts';
 import { ErrorBody } from '../../http/schemas.ts';
 import { defineJob, type JobView } from '@appliance/jobs';
-import type { WatcherDefinition } from '../../services/watchers.ts';
+import type { WatcherDefinition } from '@appliance/watchers';
 import type { Feature } from '../feature.ts';
 import { JobSchema } from '../jobs/schemas.ts';
 import { aptAvailable, hostRebootPaths, updatePorts } from './deps.ts';

@@ -1,20 +1,14 @@
 /**
  * The appliance watches itself (issue 22, 09 "Watchers"): the watchers of the service, GET /health,
- * the watchers' settings. The mechanism (loops, conditions, raise once) is in
- * services/watchers.ts and services/conditions.ts; every decision and message is in
- * @appliance/watchers.
+ * the watchers' settings. The loops and every watcher (facts, decisions, messages) are in
+ * @appliance/watchers, the raise-once conditions in @appliance/jobs; `deps.ts` wires the ports.
  */
+import { applianceWatchers } from '@appliance/watchers';
 import type { Feature } from '../feature.ts';
-import { certificateWatcher, watchesCertificate } from './certificate-watcher.ts';
-import { disksWatcher } from './disks-watcher.ts';
-import { containersWatcher, imagesWatcher } from './docker-watchers.ts';
-import { driftWatcher } from './drift-watcher.ts';
+import { upsConfigured, watcherPorts, watchesCertificate } from './deps.ts';
 import { healthRoute } from './health.ts';
 import { settingsRoutes } from './settings.ts';
 import { smartRoute } from './smart-route.ts';
-import { smartWatcher } from './smart-watcher.ts';
-import { spaceWatcher } from './space-watcher.ts';
-import { upsConfigured, upsWatcher } from './ups-watcher.ts';
 
 export const feature: Feature = {
   name: 'watchers',
@@ -35,13 +29,6 @@ export const feature: Feature = {
   ],
   routes: [healthRoute, ...settingsRoutes, smartRoute],
   start(ctx) {
-    ctx.watchers.register(disksWatcher(ctx));
-    ctx.watchers.register(spaceWatcher(ctx));
-    ctx.watchers.register(smartWatcher(ctx));
-    ctx.watchers.register(driftWatcher(ctx));
-    ctx.watchers.register(certificateWatcher(ctx));
-    ctx.watchers.register(containersWatcher(ctx));
-    ctx.watchers.register(imagesWatcher(ctx));
-    ctx.watchers.register(upsWatcher(ctx));
+    for (const watcher of applianceWatchers(watcherPorts(ctx))) ctx.watchers.register(watcher);
   },
 };

@@ -1,30 +1,7 @@
-/** The watchers' settings: `watcher_settings` (absent = the defaults) and GET/PUT /settings/watchers. */
-import {
-  DEFAULT_SETTINGS,
-  settingsFromStored,
-  type WatcherSettings,
-  WatcherSettingsSchema,
-} from '@appliance/watchers';
-import { eq } from 'drizzle-orm';
-import type { Db } from '../../db/open.ts';
-import { preparedPerConnection } from '../../db/prepared.ts';
-import { watcherSettings } from '../../db/schema.ts';
+/** GET/PUT /settings/watchers: the watchers' thresholds, intervals and UPS (`watcher_settings`). */
+import { WatcherSettingsSchema } from '@appliance/watchers';
 import { defineRoute, ok } from '../../http/route.ts';
-
-const readQuery = preparedPerConnection((db) =>
-  db.select().from(watcherSettings).where(eq(watcherSettings.id, 1)).prepare(),
-);
-
-/** The settings in force (read fresh: a PUT or a config import takes effect at the next cycle). */
-export function readWatcherSettings(db: Db): WatcherSettings {
-  const row = readQuery(db).get();
-  if (!row) return structuredClone(DEFAULT_SETTINGS);
-  try {
-    return settingsFromStored(JSON.parse(row.settings));
-  } catch {
-    return structuredClone(DEFAULT_SETTINGS);
-  }
-}
+import { readWatcherSettings, writeWatcherSettings } from './store.ts';
 
 export const settingsRoutes = [
   defineRoute({
@@ -46,12 +23,7 @@ export const settingsRoutes = [
     responses: { 200: { description: 'Watcher settings', schema: WatcherSettingsSchema } },
     handler: async ({ ctx, actor, body }) => {
       const saved = await ctx.writes.run((db) => {
-        const now = ctx.clock.now().toISOString();
-        const settings = JSON.stringify(body);
-        db.insert(watcherSettings)
-          .values({ id: 1, settings, updatedAt: now })
-          .onConflictDoUpdate({ target: watcherSettings.id, set: { settings, updatedAt: now } })
-          .run();
+        writeWatcherSettings(db, body, ctx.clock.now().toISOString());
         ctx.audit.record(db, actor, {
           operation: 'settings.watchers_update',
           target: 'settings/watchers',

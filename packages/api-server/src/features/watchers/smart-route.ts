@@ -1,13 +1,11 @@
 /** `GET /disks/:id/smart`: a disk's last SMART reading, what it means, and the kept history. */
 import { AppError, findDisk } from '@appliance/common';
-import { smartCounters, smartDiskKey, smartFindings } from '@appliance/watchers';
-import { desc, eq } from 'drizzle-orm';
+import { slotIdentity, smartCounters, smartDiskKey, smartFindings } from '@appliance/watchers';
 import * as v from 'valibot';
-import { smartReadings } from '../../db/schema.ts';
 import { defineRoute, ok } from '../../http/route.ts';
 import { listSlots } from '../disks/store.ts';
-import { lastReadings } from './smart-watcher.ts';
-import { readWatcherSettings } from './settings.ts';
+import { lastReadings } from './deps.ts';
+import { readWatcherSettings, smartHistoryOf } from './store.ts';
 
 const Counters = v.record(v.string(), v.number());
 
@@ -78,20 +76,7 @@ export const smartRoute = defineRoute({
           device,
         },
       );
-    const slot =
-      listSlots(ctx.db).find(
-        (s) =>
-          findDisk(
-            {
-              wwn: s.wwn,
-              serial: s.serial,
-              weakIdentity: s.weakIdentity,
-              fsUuid: s.fsUuid,
-              sizeBytes: s.sizeBytes,
-            },
-            [entry],
-          ).status === 'found',
-      ) ?? null;
+    const slot = listSlots(ctx.db).find((s) => findDisk(slotIdentity(s), [entry]).status === 'found') ?? null;
     const diskKey = smartDiskKey({
       wwn: slot ? slot.wwn : entry.wwn,
       serial: slot ? slot.serial : entry.serial,
@@ -99,20 +84,7 @@ export const smartRoute = defineRoute({
     });
     const last = lastReadings(ctx).get(diskKey) ?? null;
     const th = readWatcherSettings(ctx.db).smart;
-    const history = ctx.db
-      .select()
-      .from(smartReadings)
-      .where(eq(smartReadings.diskKey, diskKey))
-      .orderBy(desc(smartReadings.at), desc(smartReadings.id))
-      .limit(query.limit)
-      .all()
-      .map((r) => ({
-        at: r.at,
-        passed: r.passed === null ? null : r.passed === 1,
-        temperatureC: r.temperatureC,
-        powerOnHours: r.powerOnHours,
-        counters: JSON.parse(r.counters) as Record<string, number>,
-      }));
+    const history = smartHistoryOf(ctx.db, diskKey, query.limit);
     return ok({
       device,
       diskKey,

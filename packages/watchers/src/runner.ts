@@ -1,18 +1,18 @@
 /**
- * The one watcher mechanism of the server (09 "Watchers", issue 22): a loop per watcher with its
- * own interval; each cycle reads facts through its probes, hands them with the conditions it holds
- * to the pure decision (`decide` of @appliance/watchers), and applies the result through
- * `Conditions` (onsets raised once, clears recorded). A failing watcher says so in the log once
- * (and again when it recovers), and in `GET /health`. Cycles are asynchronous and never overlap;
- * nothing here blocks a request.
+ * The watcher loops (09 "Watchers", issue 22): a loop per watcher with its own interval; each
+ * cycle reads facts through its probes, hands them with the conditions it holds to the pure
+ * decision (`decide`), and applies the result through the conditions port (`Conditions` of
+ * `@appliance/jobs`: onsets raised once, clears recorded). A failing watcher says so in the log
+ * once (and again when it recovers), and in its status. Cycles are asynchronous and never
+ * overlap; nothing here blocks the caller.
  *
- * Timers are injected: the real server uses `setTimeout`; tests use `manualTimers` and drive cycles
- * with `runOnce(name)`.
+ * Timers are injected: a service uses `realTimers`; tests use `manualTimers` and drive cycles with
+ * `runOnce(name)`, or the manual clock and timers of `@appliance/watchers/testing`.
  */
-import { decide, type HeldCondition, type Note, type Observation } from '@appliance/watchers';
-import type { Clock } from '@appliance/common';
-import type { Logger } from '../logger.ts';
-import type { Conditions } from './conditions.ts';
+import { decide, type HeldCondition, type Note, type Observation } from './core/model.ts';
+import type { RunnerPorts, WatcherTimers } from './ports.ts';
+
+export type { WatcherTimers } from './ports.ts';
 
 export interface WatcherDefinition {
   name: string;
@@ -31,11 +31,6 @@ export interface WatcherDefinition {
   disabledReason?: string;
   /** One cycle: read the facts, say what holds now. `previous` are the conditions it holds. */
   observe(previous: readonly HeldCondition[]): Promise<Observation>;
-}
-
-export interface WatcherTimers {
-  setTimeout(fn: () => void, ms: number): unknown;
-  clearTimeout(handle: unknown): void;
 }
 
 /** Node's timers, unref'd so a pending cycle never keeps the process alive. */
@@ -82,18 +77,18 @@ export class WatcherRunner {
   private readonly slots = new Map<string, Slot>();
   /** Key prefixes whose conditions are not observed now (`pause`), with how often each is paused. */
   private readonly paused = new Map<string, number>();
-  private readonly conditions: Conditions;
-  private readonly clock: Clock;
-  private readonly logger: Logger;
+  private readonly conditions: RunnerPorts['conditions'];
+  private readonly clock: RunnerPorts['clock'];
+  private readonly logger: RunnerPorts['logger'];
   private timers: WatcherTimers;
   private started = false;
   private stopped = false;
 
-  constructor(deps: { conditions: Conditions; clock: Clock; logger: Logger; timers: WatcherTimers }) {
-    this.conditions = deps.conditions;
-    this.clock = deps.clock;
-    this.logger = deps.logger;
-    this.timers = deps.timers;
+  constructor(ports: RunnerPorts) {
+    this.conditions = ports.conditions;
+    this.clock = ports.clock;
+    this.logger = ports.logger;
+    this.timers = ports.timers;
   }
 
   /** Adds a watcher (features do this in `start`); scheduled at once when the runner runs already. */
@@ -195,6 +190,11 @@ export class WatcherRunner {
     await Promise.all([...this.slots.values()].map((s) => s.current?.catch(() => undefined)));
   }
 
+  /** Milliseconds on a monotonic clock (the clock's own when it has one). */
+  private elapsed(): number {
+    return this.clock.monotonicMs?.() ?? performance.now();
+  }
+
   private snapshot(slot: Slot): WatcherStatus {
     const enabled = slot.def.enabled?.() ?? true;
     return {
@@ -233,7 +233,7 @@ export class WatcherRunner {
 
   private async runCycle(slot: Slot): Promise<void> {
     const { def, status } = slot;
-    const started = performance.now();
+    const started = this.elapsed();
     const at = this.clock.now().toISOString();
     try {
       const enabled = def.enabled?.() ?? true;
@@ -260,7 +260,7 @@ export class WatcherRunner {
     } finally {
       status.runs++;
       status.lastRunAt = at;
-      status.lastDurationMs = Math.round((performance.now() - started) * 100) / 100;
+      status.lastDurationMs = Math.round((this.elapsed() - started) * 100) / 100;
     }
   }
 }

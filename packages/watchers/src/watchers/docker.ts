@@ -1,45 +1,30 @@
 /**
- * The stacks' containers through the Docker Engine API (the daemon of DOCKER_HOST, read at each
- * cycle as the apps feature does): `container_unhealthy` from Docker's health status, and
- * `container_update_available` when the image's registry holds a newer digest. Without a stack,
- * Docker is not asked at all.
+ * The stacks' containers through the Docker Engine API: `container_unhealthy` from Docker's health
+ * status, and `container_update_available` when the image's registry holds a newer digest. Without
+ * a stack, Docker is not asked at all.
  */
-import { engineSocket } from '@appliance/template-installer';
 import {
   CONTAINER_KEY_PREFIX,
-  createDockerProbe,
   digestsFor,
   evaluateContainers,
   evaluateImages,
   IMAGE_KEY_PREFIX,
   type ImageFacts,
   parseImageReference,
-} from '@appliance/watchers';
-import type { AppContext } from '../../context.ts';
-import { stacks } from '../../db/schema.ts';
-import type { WatcherDefinition } from '../../services/watchers.ts';
-import { readWatcherSettings } from './settings.ts';
+} from '../core/containers.ts';
+import type { WatcherDefinition } from '../runner.ts';
+import type { DockerPorts } from './ports.ts';
 
-const stackNames = (ctx: AppContext) =>
-  new Set(
-    ctx.db
-      .select({ name: stacks.name })
-      .from(stacks)
-      .all()
-      .map((r) => r.name),
-  );
-const probe = () => createDockerProbe({ socketPath: engineSocket(process.env['DOCKER_HOST']) });
-
-export function containersWatcher(ctx: AppContext): WatcherDefinition {
+export function containersWatcher(ports: DockerPorts): WatcherDefinition {
   return {
     name: 'containers',
     events: ['container_unhealthy'],
     owns: [CONTAINER_KEY_PREFIX],
-    intervalSeconds: () => readWatcherSettings(ctx.db).intervals.containers,
+    intervalSeconds: () => ports.settings().intervals.containers,
     async observe() {
-      const names = stackNames(ctx);
+      const names = ports.stackNames();
       if (names.size === 0) return { conditions: [] };
-      const docker = probe();
+      const docker = ports.docker();
       const list = (await docker.composeContainers()).filter((c) => names.has(c.stack));
       for (const c of list) {
         if (c.health !== 'unhealthy') continue;
@@ -52,16 +37,16 @@ export function containersWatcher(ctx: AppContext): WatcherDefinition {
   };
 }
 
-export function imagesWatcher(ctx: AppContext): WatcherDefinition {
+export function imagesWatcher(ports: DockerPorts): WatcherDefinition {
   return {
     name: 'images',
     events: ['container_update_available'],
     owns: [IMAGE_KEY_PREFIX],
-    intervalSeconds: () => readWatcherSettings(ctx.db).intervals.images,
+    intervalSeconds: () => ports.settings().intervals.images,
     async observe() {
-      const names = stackNames(ctx);
+      const names = ports.stackNames();
       if (names.size === 0) return { conditions: [] };
-      const docker = probe();
+      const docker = ports.docker();
       const seen = new Set<string>();
       const registry = new Map<string, Promise<string>>();
       const facts: ImageFacts[] = [];

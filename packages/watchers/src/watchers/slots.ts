@@ -1,10 +1,8 @@
 /** The array slots with what the inventory and the mount table say about them now. */
 import { findDisk, type DiskInventory } from '@appliance/common';
-import type { SlotFacts } from '@appliance/watchers';
-import { readMountTable, mountAt } from '@appliance/watchers';
-import type { ArraySlot } from '@appliance/array-planner';
-import type { AppContext } from '../../context.ts';
-import { listSlots } from '../disks/store.ts';
+import type { SlotFacts } from '../core/disks.ts';
+import { mountAt, readMountTable } from '../node/mounts.ts';
+import type { WatchedSlot, WatcherFactsPorts } from './ports.ts';
 
 /**
  * The model of a disk from its `/dev/disk/by-id` name when the inventory cannot say (the disk is
@@ -19,32 +17,36 @@ export function modelFromById(byIdName: string | null, serial: string | null): s
   return model === '' ? null : model;
 }
 
+/** A slot's recorded identity, as `findDisk` matches it against the inventory. */
+export const slotIdentity = (s: WatchedSlot) => ({
+  wwn: s.wwn,
+  serial: s.serial,
+  weakIdentity: s.weakIdentity,
+  fsUuid: s.fsUuid,
+  sizeBytes: s.sizeBytes,
+});
+
 export interface Observed {
-  slots: ArraySlot[];
+  slots: readonly WatchedSlot[];
   facts: SlotFacts[];
   inventory: DiskInventory | null;
 }
 
-/** Remembered models of slots seen present (a disk that vanishes is still named by its model). */
-const lastModels = new WeakMap<AppContext, Map<string, string>>();
+type SlotPorts = Pick<WatcherFactsPorts, 'slots' | 'inventory' | 'paths'>;
 
-export async function observeSlots(ctx: AppContext): Promise<Observed> {
-  const slots = listSlots(ctx.db);
+/**
+ * Reads the slots' facts. `models` remembers the model of each slot seen present (a disk that
+ * vanishes is still named by its model): one map per watcher.
+ */
+export async function observeSlots(ports: SlotPorts, models: Map<string, string>): Promise<Observed> {
+  const slots = ports.slots();
   if (slots.length === 0) return { slots, facts: [], inventory: null };
-  const [inventory, mounts] = await Promise.all([ctx.inventory.read(), readMountTable(ctx.paths.procDir)]);
-  const models = lastModels.get(ctx) ?? new Map<string, string>();
-  lastModels.set(ctx, models);
+  const [inventory, mounts] = await Promise.all([
+    ports.inventory.read(),
+    readMountTable(ports.paths.procDir),
+  ]);
   const facts = slots.map((s): SlotFacts => {
-    const m = findDisk(
-      {
-        wwn: s.wwn,
-        serial: s.serial,
-        weakIdentity: s.weakIdentity,
-        fsUuid: s.fsUuid,
-        sizeBytes: s.sizeBytes,
-      },
-      inventory,
-    );
+    const m = findDisk(slotIdentity(s), inventory);
     const disk = m.status === 'found' ? m.disk : null;
     if (disk?.model) models.set(s.mountpoint, disk.model);
     return {
@@ -58,7 +60,7 @@ export async function observeSlots(ctx: AppContext): Promise<Observed> {
       removalState: s.removalState,
       match: m.status,
       device: disk?.device ?? null,
-      mounted: mountAt(mounts, ctx.paths.real(s.mountpoint)) !== null,
+      mounted: mountAt(mounts, ports.paths.real(s.mountpoint)) !== null,
     };
   });
   return { slots, facts, inventory };

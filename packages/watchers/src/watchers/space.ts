@@ -8,25 +8,23 @@ import {
   evaluateSpace,
   type FsUsage,
   type MeasuredDisk,
-  mountAt,
-  readMountTable,
   SPACE_KEY_PREFIX,
   type SpaceFacts,
-  statfsUsage,
-} from '@appliance/watchers';
-import type { AppContext } from '../../context.ts';
-import type { WatcherDefinition } from '../../services/watchers.ts';
-import { listSlots } from '../disks/store.ts';
-import { readWatcherSettings } from './settings.ts';
+} from '../core/space.ts';
+import { mountAt, readMountTable } from '../node/mounts.ts';
+import { statfsUsage } from '../node/statfs.ts';
+import type { WatcherDefinition } from '../runner.ts';
+import type { SpacePorts } from './ports.ts';
 
 const MiB = 1024 * 1024;
 
-export async function spaceFacts(ctx: AppContext): Promise<SpaceFacts> {
-  const slots = listSlots(ctx.db);
+export async function spaceFacts(ports: Pick<SpacePorts, 'slots' | 'paths'>): Promise<SpaceFacts> {
+  const { paths } = ports;
+  const slots = ports.slots();
   if (slots.length === 0) return { dataDisks: [], minFreeSpaceBytes: 0 };
-  const mounts = await readMountTable(ctx.paths.procDir);
+  const mounts = await readMountTable(paths.procDir);
   const measure = async (logical: string): Promise<FsUsage | null> => {
-    const real = ctx.paths.real(logical);
+    const real = paths.real(logical);
     if (!mountAt(mounts, real)) return null;
     return statfsUsage(real).catch(() => null);
   };
@@ -43,10 +41,10 @@ export async function spaceFacts(ctx: AppContext): Promise<SpaceFacts> {
       }),
     ),
   );
-  const poolMount = mountAt(mounts, ctx.paths.userPool);
+  const poolMount = mountAt(mounts, paths.userPool);
   let poolUsage: FsUsage | null;
   if (poolMount?.fsType.startsWith('fuse.mergerfs'))
-    poolUsage = await statfsUsage(ctx.paths.userPool).catch(() => null);
+    poolUsage = await statfsUsage(paths.userPool).catch(() => null);
   else if (measured.every((d) => d.usage !== null))
     // No pool mounted (mergerfs missing): what it would show, the sum of its branches.
     poolUsage = measured.reduce<FsUsage>(
@@ -76,14 +74,14 @@ export async function spaceFacts(ctx: AppContext): Promise<SpaceFacts> {
   };
 }
 
-export function spaceWatcher(ctx: AppContext): WatcherDefinition {
+export function spaceWatcher(ports: SpacePorts): WatcherDefinition {
   return {
     name: 'space',
     events: ['pool_above_threshold', 'disk_near_minfreespace', 'cache_above_threshold'],
     owns: [SPACE_KEY_PREFIX],
-    intervalSeconds: () => readWatcherSettings(ctx.db).intervals.space,
+    intervalSeconds: () => ports.settings().intervals.space,
     async observe(previous) {
-      return evaluateSpace(await spaceFacts(ctx), readWatcherSettings(ctx.db).space, previous);
+      return evaluateSpace(await spaceFacts(ports), ports.settings().space, previous);
     },
   };
 }

@@ -1,0 +1,68 @@
+/**
+ * The ports of `@appliance/watchers`, wired to the server: the array's slots, the settings and the
+ * SMART history from SQLite, the host (paths, inventory, command runner), the mountpoint guard of
+ * the disks feature, the generated files the service recorded, its TLS certificate, its stacks and
+ * the Docker Engine of DOCKER_HOST (read at each cycle, as the apps feature does).
+ */
+import {
+  type LastSmart,
+  servedCertificate,
+  type WatcherFactsPorts,
+  createDockerProbe,
+} from '@appliance/watchers';
+import { engineSocket } from '@appliance/template-installer';
+import { isLoopback } from '../../config.ts';
+import type { AppContext } from '../../context.ts';
+import { stacks } from '../../db/schema.ts';
+import { guardSlots } from '../disks/mountpoints.ts';
+import { listSlots } from '../disks/store.ts';
+import { createSmartHistory, readWatcherSettings } from './store.ts';
+
+/** The last SMART reading of each disk (by disk key), for GET /disks/:id/smart. */
+const lastByContext = new WeakMap<AppContext, Map<string, LastSmart>>();
+export function lastReadings(ctx: AppContext): Map<string, LastSmart> {
+  let m = lastByContext.get(ctx);
+  if (!m) {
+    m = new Map();
+    lastByContext.set(ctx, m);
+  }
+  return m;
+}
+
+/** Whether this installation has a certificate to watch: a configured one, or an HTTPS listener. */
+export function watchesCertificate(ctx: AppContext): boolean {
+  const { config } = ctx;
+  const https =
+    config.listen !== null &&
+    (config.tls === 'on' || (config.tls === 'auto' && !isLoopback(config.listen.host)));
+  return config.tlsCert !== null || https;
+}
+
+export const upsConfigured = (ctx: AppContext) => readWatcherSettings(ctx.db).ups !== null;
+
+export function watcherPorts(ctx: AppContext): WatcherFactsPorts {
+  return {
+    slots: () => listSlots(ctx.db),
+    settings: () => readWatcherSettings(ctx.db),
+    paths: ctx.paths,
+    inventory: ctx.inventory,
+    runner: ctx.runner,
+    clock: ctx.clock,
+    logger: ctx.logger,
+    guardSlots: () => guardSlots(ctx),
+    smartLast: lastReadings(ctx),
+    smartHistory: createSmartHistory(ctx),
+    generatedFiles: () => ctx.generated.list(),
+    certificateFile: () => servedCertificate(ctx.config.tlsCert, ctx.paths.etcDir),
+    watchesCertificate: () => watchesCertificate(ctx),
+    stackNames: () =>
+      new Set(
+        ctx.db
+          .select({ name: stacks.name })
+          .from(stacks)
+          .all()
+          .map((r) => r.name),
+      ),
+    docker: () => createDockerProbe({ socketPath: engineSocket(process.env['DOCKER_HOST']) }),
+  };
+}
