@@ -49,7 +49,8 @@ const graph = await madge(serverSrc, {
   tsConfig: path.join(repo, 'packages/api-server/tsconfig.json'),
   detectiveOptions: { ts: { skipTypeImports: false } },
 });
-const circles = graph.circular();
+// madge follows imports into other packages' builds; a circle counts here when it is among server files
+const circles = graph.circular().filter((c: string[]) => c.every((f) => !f.startsWith('..')));
 
 const share = (100 * serverLines) / (serverLines + packageLines);
 const ok = figures("the server's shape (issue 33)", [
