@@ -17,7 +17,7 @@ import { type Db, MIGRATIONS_DIR } from '../../db/open.ts';
 import * as schema from '../../db/schema.ts';
 import type { Actor } from '../../services/audit.ts';
 import { loadAccessSnapshot } from '../shares/store.ts';
-import { sambaGlobals } from '../shares/regenerate.ts';
+import { sambaGlobals } from '../shares/deps.ts';
 
 let migrations: Migrations | null = null;
 const shippedMigrations = (): Migrations => {
