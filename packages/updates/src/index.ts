@@ -14,3 +14,8 @@ export * from './operations/reboot.ts';
 export * from './core/renewal.ts';
 export * from './node/acme.ts';
 export * from './operations/renewal.ts';
+export * from './core/refusals.ts';
+export * from './node/challenge-server.ts';
+export * from './node/certificate-files.ts';
+// Jobs: the typed definitions, their implementations and schedules over ports (@appliance/jobs).
+export * from './jobs/update-jobs.ts';
