@@ -10,7 +10,8 @@ import type { AccessSnapshot } from '../access/core/effective-access.ts';
 import { type SambaSandboxLayout, sambaSandboxGlobals } from '../access/core/samba-sandbox.ts';
 import { createSambaReloader } from '../access/node/samba-reload.ts';
 import { createSandboxSmbd, type SandboxSmbd } from '../access/node/sandbox-smbd.ts';
-import { createSmbRegenerator, type SmbRegenerator } from '../access/node/smb-regenerator.ts';
+import { renderSmbConf } from '../access/core/render-smb-conf.ts';
+import { createSmbRegenerator, customConfPath, type SmbRegenerator } from '../access/node/smb-regenerator.ts';
 
 /**
  * Which smbd the service drives: `host` (the machine's smbd, reloaded), `sandbox` (its own smbd on
@@ -153,4 +154,21 @@ export function regenerateAndSettle(samba: SambaService, generated: () => void):
     // a grant is answered once smbd has loaded it: the user's next connection gets in (issue 32)
     await samba.settle();
   };
+}
+
+/**
+ * smb.conf for a snapshot exactly as the regenerator writes it at `file` (the `smb.custom.conf`
+ * beside it included when it is a file): what a configuration import validates before its swap.
+ */
+export function renderSmbConfAt(
+  snapshot: AccessSnapshot,
+  options: { file: string; poolDir: string; globals?: ReadonlyArray<readonly [string, string]> | undefined },
+): string {
+  const include = customConfPath(options.file);
+  const includeFile = fs.statSync(include, { throwIfNoEntry: false })?.isFile() ? include : null;
+  return renderSmbConf(snapshot, {
+    poolDir: options.poolDir,
+    includeFile,
+    ...(options.globals ? { globals: options.globals } : {}),
+  });
 }
