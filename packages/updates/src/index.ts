@@ -10,6 +10,7 @@ export * from './node/apt.ts';
 // Operations: what the server's jobs run.
 export * from './operations/updates.ts';
 export * from './operations/reboot.ts';
+export * from './operations/reboot-schedule.ts';
 // Certificate renewal over ACME (acme-client).
 export * from './core/renewal.ts';
 export * from './node/acme.ts';

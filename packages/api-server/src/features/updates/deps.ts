@@ -2,9 +2,16 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { writeConfigArchive } from '@appliance/archive-preview';
-import { type AptDeps, rebootPaths, type UpdateJobPorts, type UpdatePorts } from '@appliance/updates';
+import {
+  type AptDeps,
+  type RebootSchedulePorts,
+  rebootPaths,
+  type UpdateJobPorts,
+  type UpdatePorts,
+} from '@appliance/updates';
 import { decide } from '@appliance/watchers';
 import type { AppContext } from '../../context.ts';
+import type { Actor } from '../../services/audit.ts';
 import { exportDeps } from '../config-archive/deps.ts';
 import { readUpdatesState, writeUpdatesState } from './store.ts';
 
@@ -70,5 +77,18 @@ export function updateJobPorts(ctx: AppContext, appVersion: string): UpdateJobPo
     afterApply: async () => {
       await ctx.watchers.runOnce('reboot');
     },
+  };
+}
+
+/** The scheduled reboot's row, written with its audit row as `actor`. */
+export function rebootSchedulePorts(ctx: AppContext, actor: Actor | null): RebootSchedulePorts {
+  return {
+    clock: ctx.clock,
+    read: () => readUpdatesState(ctx.db),
+    write: (schedule, audit) =>
+      ctx.writes.run((db) => {
+        writeUpdatesState(db, schedule);
+        ctx.audit.record(db, actor, audit);
+      }),
   };
 }

@@ -4,15 +4,16 @@
  * with the context's runner and scheduler, the reboot watcher. Events go through the conditions
  * (raised once, cleared when gone).
  */
-import { badRequest, isoMillis } from '@appliance/common';
 import type { JobView } from '@appliance/jobs';
 import {
+  cancelReboot,
   evaluateReboot,
   MAX_REBOOT_AHEAD_DAYS,
   readRebootFacts,
   REBOOT_KEY,
-  rebootDueAt,
+  rebootStatus,
   requireApt,
+  scheduleReboot,
   systemRebootJob,
   updateJobImplementations,
   updateSchedules,
@@ -26,9 +27,9 @@ import { ErrorBody } from '../../http/schemas.ts';
 import type { WatcherDefinition } from '../../services/watchers.ts';
 import type { Feature } from '../feature.ts';
 import { JobSchema } from '../jobs/schemas.ts';
-import { hostRebootPaths, updateJobPorts } from './deps.ts';
+import { hostRebootPaths, rebootSchedulePorts, updateJobPorts } from './deps.ts';
 import { NoBody, RebootBody, RebootSchema, UpdatesSchema } from './schemas.ts';
-import { readUpdatesState, writeUpdatesState } from './store.ts';
+import { readUpdatesState } from './store.ts';
 
 export { systemRebootJob, updatesApplyJob, updatesCheckJob } from '@appliance/updates';
 
@@ -57,17 +58,8 @@ function register(ctx: AppContext, version: string): void {
   for (const schedule of updateSchedules(ports)) ctx.scheduler.register(schedule);
 }
 
-function rebootView(ctx: AppContext) {
-  const state = readUpdatesState(ctx.db);
-  const held = ctx.conditions.holding([REBOOT_KEY])[0] ?? null;
-  return {
-    required: held !== null,
-    packages: held?.value ? held.value.split(', ') : [],
-    reason: held?.message ?? null,
-    scheduledAt: state.rebootAt,
-    scheduledBy: state.rebootBy,
-  };
-}
+const rebootView = (ctx: AppContext) =>
+  rebootStatus(readUpdatesState(ctx.db), ctx.conditions.holding([REBOOT_KEY])[0] ?? null);
 
 function updatesView(ctx: AppContext) {
   const state = readUpdatesState(ctx.db);
@@ -173,18 +165,8 @@ export function updatesFeature(version: string): Feature {
           400: { description: 'at is not a time within 30 days', schema: ErrorBody },
         },
         handler: async ({ ctx, actor, body }) => {
-          const due = rebootDueAt(body.at, ctx.clock.now());
-          if ('error' in due) throw badRequest([{ path: 'at', message: due.error }]);
-          const at = isoMillis(due.at);
           const by = actor ? (actor.kind === 'local' ? 'local' : actor.username) : 'system';
-          await ctx.writes.run((db) => {
-            writeUpdatesState(db, { rebootAt: at, rebootBy: by });
-            ctx.audit.record(db, actor, {
-              operation: 'system.reboot.schedule',
-              target: 'system',
-              details: { at },
-            });
-          });
+          await scheduleReboot(rebootSchedulePorts(ctx, actor), body.at, by);
           return ok(rebootView(ctx), 202);
         },
       }),
@@ -196,11 +178,7 @@ export function updatesFeature(version: string): Feature {
         tags: ['updates'],
         responses: { 200: { description: 'Reboot state, none scheduled', schema: RebootSchema } },
         handler: async ({ ctx, actor }) => {
-          if (readUpdatesState(ctx.db).rebootAt !== null)
-            await ctx.writes.run((db) => {
-              writeUpdatesState(db, { rebootAt: null, rebootBy: null });
-              ctx.audit.record(db, actor, { operation: 'system.reboot.cancel', target: 'system' });
-            });
+          await cancelReboot(rebootSchedulePorts(ctx, actor));
           return ok(rebootView(ctx));
         },
       }),
