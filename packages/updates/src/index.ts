@@ -10,7 +10,13 @@ export * from './node/apt.ts';
 // Operations: what the server's jobs run.
 export * from './operations/updates.ts';
 export * from './operations/reboot.ts';
+export * from './operations/reboot-schedule.ts';
 // Certificate renewal over ACME (acme-client).
 export * from './core/renewal.ts';
 export * from './node/acme.ts';
 export * from './operations/renewal.ts';
+export * from './core/refusals.ts';
+export * from './node/challenge-server.ts';
+export * from './node/certificate-files.ts';
+// Jobs: the typed definitions, their implementations and schedules over ports (@appliance/jobs).
+export * from './jobs/update-jobs.ts';

@@ -7,10 +7,14 @@
 const STATUS: Readonly<Record<string, number>> = {
   // 400: the request itself is wrong
   bad_request: 400,
+  duplicate_grant: 400,
   // 404: it names something that does not exist
   not_found: 404,
   catalog_source_not_found: 404,
   notification_channel_not_found: 404,
+  share_not_found: 404,
+  user_not_found: 404,
+  group_not_found: 404,
   // 409: the current state refuses it (the default)
   // 501: a host tool or a setting this operation needs is absent
   not_configured: 501,

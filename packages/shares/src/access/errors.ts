@@ -1,86 +1,76 @@
-import { AppError } from '@appliance/common';
+import { AppError, type Refusal, refuse } from '@appliance/common';
 
-/** The refusals of share and access operations (06 §6, 08 §6), one constructor per code. */
+/**
+ * The refusals of share and access operations (06 §6, 08 §6), one constructor per code: a code, a
+ * sentence, details (`Refusal`); the server's error map gives `*_not_found` 404, `duplicate_grant`
+ * 400 and the others 409. The failures of Samba itself below carry their status (`AppError`).
+ */
 
-export const shareNotFound = (name: string, viaBody = false): AppError =>
-  new AppError(
-    404,
+export const shareNotFound = (name: string, viaBody = false): Refusal =>
+  refuse(
     'share_not_found',
     `There is no share named "${name}" (names are case-sensitive): check the name or create the share first.`,
     viaBody ? { shareName: name } : { name },
   );
 
-export const userNotFound = (userId: string): AppError =>
-  new AppError(
-    404,
-    'user_not_found',
-    `There is no user with id ${userId}: list the users and use one of their ids.`,
-    {
-      userId,
-    },
-  );
+export const userNotFound = (userId: string): Refusal =>
+  refuse('user_not_found', `There is no user with id ${userId}: list the users and use one of their ids.`, {
+    userId,
+  });
 
-export const groupNotFound = (groupId: string): AppError =>
-  new AppError(
-    404,
+export const groupNotFound = (groupId: string): Refusal =>
+  refuse(
     'group_not_found',
     `There is no user group with id ${groupId}: list the user groups and use one of their ids.`,
     { groupId },
   );
 
-export const duplicateGrant = (kind: 'user' | 'group' | 'share', id: string): AppError =>
-  new AppError(
-    400,
+export const duplicateGrant = (kind: 'user' | 'group' | 'share', id: string): Refusal =>
+  refuse(
     'duplicate_grant',
     `The ${kind} ${id} is listed more than once: list each ${kind} once with the access it should have.`,
     { kind, id },
   );
 
-export const shareExists = (name: string, existing: string): AppError =>
-  new AppError(
-    409,
+export const shareExists = (name: string, existing: string): Refusal =>
+  refuse(
     'share_exists',
     `A share named "${existing}" already exists (names are compared ignoring case): choose another name.`,
     { name, existing },
   );
 
-export const noArray = (): AppError =>
-  new AppError(409, 'no_array', 'There is no storage array yet: set up the array first, then create shares.');
+export const noArray = (): Refusal =>
+  refuse('no_array', 'There is no storage array yet: set up the array first, then create shares.');
 
-export const noCache = (cacheMode: string): AppError =>
-  new AppError(
-    409,
+export const noCache = (cacheMode: string): Refusal =>
+  refuse(
     'no_cache',
     `The cache mode ${cacheMode} needs a cache disk and this array has none: choose array-only or add a cache disk.`,
     { cacheMode },
   );
 
-export const migrationInProgress = (): AppError =>
-  new AppError(
-    409,
+export const migrationInProgress = (): Refusal =>
+  refuse(
     'migration_in_progress',
     'An import from another system is pending: finish or cancel the migration, then try again.',
   );
 
-export const shareBusy = (name: string): AppError =>
-  new AppError(
-    409,
+export const shareBusy = (name: string): Refusal =>
+  refuse(
     'share_busy',
     `The files of share "${name}" are being deleted: wait until the data delete has finished, then try again.`,
     { name },
   );
 
-export const branchUnsafe = (path: string, why: string): AppError =>
-  new AppError(
-    409,
+export const branchUnsafe = (path: string, why: string): Refusal =>
+  refuse(
     'share_branch_unsafe',
     `The branch directory ${path} cannot be used because ${why}: move it aside, then try again.`,
     { path },
   );
 
-export const branchDiskMissing = (mountpoint: string): AppError =>
-  new AppError(
-    409,
+export const branchDiskMissing = (mountpoint: string): Refusal =>
+  refuse(
     'branch_disk_unavailable',
     `The disk mountpoint ${mountpoint} does not exist: mount the array disks, then try again.`,
     { mountpoint },

@@ -5,10 +5,10 @@
  * writes it atomically and serves it without a restart; `certificate_renewal_failed` carries the
  * ACME server's problem detail. The order and the decision are @appliance/updates'.
  */
-import { RENEWAL_KEY, runRenewal } from '@appliance/updates';
+import { RENEWAL_KEY, runRenewal, startChallengeServer } from '@appliance/updates';
 import type { AppContext } from '../../context.ts';
 import type { Feature } from '../feature.ts';
-import { challengeResponder, renewalPorts } from './deps.ts';
+import { renewalPorts } from './deps.ts';
 
 /** Seconds between two renewal checks. */
 export const RENEWAL_INTERVAL_S = 12 * 3600;
@@ -22,11 +22,7 @@ export const feature: Feature = {
   async start(ctx) {
     const acme = ctx.config.acme;
     if (!acme) return;
-    const responder = challengeResponder();
-    await new Promise<void>((resolve, reject) => {
-      responder.server.once('error', reject);
-      responder.server.listen(acme.httpListen.port, acme.httpListen.host, () => resolve());
-    });
+    const responder = await startChallengeServer(acme.httpListen);
     ctx.watchers.register({
       name: 'certificate-renewal',
       events: ['certificate_renewal_failed'],
@@ -34,10 +30,6 @@ export const feature: Feature = {
       intervalSeconds: () => RENEWAL_INTERVAL_S,
       observe: async () => (await runRenewal(renewalPorts(ctx, acme, responder))).observation,
     });
-    return () =>
-      new Promise<void>((resolve) => {
-        responder.server.closeAllConnections();
-        responder.server.close(() => resolve());
-      });
+    return () => responder.close();
   },
 };

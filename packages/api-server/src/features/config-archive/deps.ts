@@ -1,13 +1,15 @@
 /** Builds the archive-preview package's ports from the server context. */
 import fs from 'node:fs';
 import {
+  deviceMounter,
   type ExportDeps,
+  type ExportGuard,
   type ImportDeps,
   loadMigrations,
   type Migrations,
   type PreviewDeps,
 } from '@appliance/archive-preview';
-import { customConfPath, renderSmbConf, validateSmbConf } from '@appliance/shares';
+import { renderSmbConfAt, validateSmbConf } from '@appliance/shares';
 import Database from 'better-sqlite3';
 import { drizzle } from 'drizzle-orm/better-sqlite3';
 import type { AppContext } from '../../context.ts';
@@ -17,7 +19,7 @@ import { type Db, MIGRATIONS_DIR } from '../../db/open.ts';
 import * as schema from '../../db/schema.ts';
 import type { Actor } from '../../services/audit.ts';
 import { loadAccessSnapshot } from '../shares/store.ts';
-import { sambaGlobals } from '../shares/regenerate.ts';
+import { sambaGlobals } from '../shares/deps.ts';
 
 let migrations: Migrations | null = null;
 const shippedMigrations = (): Migrations => {
@@ -59,7 +61,7 @@ export function importDeps(
   options: {
     actor: Actor | null;
     appVersion: string;
-    onStep: ImportDeps['onStep'];
+    onStep?: ImportDeps['onStep'];
     onAccountsReplaced: () => void;
   },
 ): ImportDeps {
@@ -84,13 +86,10 @@ export function importDeps(
       const conn = new Database(prepared, { readonly: true, fileMustExist: true });
       try {
         const snapshot = loadAccessSnapshot(drizzle(conn, { schema }) as unknown as Db);
-        const include = customConfPath(ctx.paths.sambaConf);
-        const includeFile = fs.statSync(include, { throwIfNoEntry: false })?.isFile() ? include : null;
-        const globals = sambaGlobals(ctx);
-        return renderSmbConf(snapshot, {
+        return renderSmbConfAt(snapshot, {
+          file: ctx.paths.sambaConf,
           poolDir: ctx.paths.userPool,
-          includeFile,
-          ...(globals ? { globals } : {}),
+          globals: sambaGlobals(ctx),
         });
       } finally {
         conn.close();
@@ -100,21 +99,7 @@ export function importDeps(
       validateSmbConf(ctx.runner, candidate, {
         log: (message) => ctx.logger.error(message),
       }),
-    mounter: {
-      async mount(op, real) {
-        const r = await ctx.runner.run('mount', [op.device, real], { timeoutMs: 60_000 });
-        if (r.exitCode !== 0) throw new Error(`mount ${op.device} ${real}: ${r.stderr.trim()}`);
-        const uuid = await ctx.runner.run('findmnt', ['-n', '-r', '-o', 'UUID', '--mountpoint', real], {
-          timeoutMs: 10_000,
-        });
-        const found = uuid.stdout.trim().split('\n').at(-1) ?? '';
-        if (op.fsUuid !== '' && found !== op.fsUuid)
-          throw new Error(`${real} holds filesystem ${found || 'none'}, not ${op.fsUuid}`);
-      },
-      async unmount(real) {
-        await ctx.runner.run('umount', [real], { timeoutMs: 60_000 });
-      },
-    },
+    mounter: deviceMounter(ctx.runner),
     auditRow(_db, details) {
       const archive = details['archive'] as { hostname?: string } | undefined;
       ctx.audit.record(ctx.db, options.actor, {
@@ -137,6 +122,20 @@ export function importDeps(
       // settings may have changed (issue 22).
       ctx.generated.recordAfterImport();
       ctx.watchers.reschedule();
+    },
+    log: (message, fields) => ctx.logger.error(message, fields),
+  };
+}
+
+/** The export's import lock, its audit row (only for a request with an actor) and its log. */
+export function exportGuard(ctx: AppContext, actor: Actor | null): ExportGuard {
+  return {
+    enter: () => ctx.gate.enter(),
+    async audit(target, outcome) {
+      if (!actor) return;
+      await ctx.writes.run((db) =>
+        ctx.audit.record(db, actor, { operation: 'config.export', target, outcome }),
+      );
     },
     log: (message, fields) => ctx.logger.error(message, fields),
   };

@@ -3,8 +3,6 @@ import { Readable } from 'node:stream';
 import { badRequest } from '@appliance/common';
 import type { Context } from 'hono';
 import { defineRoute } from '../../http/route.ts';
-import type { Actor } from '../../services/audit.ts';
-import type { AppContext } from '../../context.ts';
 
 const MAX_BODY = 64 * 1024;
 
@@ -29,16 +27,6 @@ async function checkEmptyBody(c: Context): Promise<void> {
   }
 }
 
-async function audit(
-  ctx: AppContext,
-  actor: Actor | null,
-  target: string,
-  outcome: 'ok' | 'failed',
-): Promise<void> {
-  if (!actor) return;
-  await ctx.writes.run((db) => ctx.audit.record(db, actor, { operation: 'config.export', target, outcome }));
-}
-
 export function exportRoute(appVersion: () => string) {
   return defineRoute({
     method: 'POST',
@@ -55,29 +43,9 @@ export function exportRoute(appVersion: () => string) {
     },
     handler: async ({ ctx, actor, c }) => {
       await checkEmptyBody(c);
-      const { exportDeps, startExport } = await import('./work.ts');
-      let result: Awaited<ReturnType<typeof startExport>>;
-      // The stream outlives the handler: it holds the import lock until it ends (08 §14).
-      const leave = ctx.gate.enter();
-      try {
-        result = await startExport(exportDeps(ctx, appVersion()));
-      } catch (err) {
-        leave();
-        await audit(ctx, actor, 'configuration', 'failed').catch(() => undefined);
-        throw err;
-      }
-      result.done.then(leave, leave);
-      result.done
-        .then(
-          () => audit(ctx, actor, result.filename, 'ok'),
-          (err: unknown) => {
-            ctx.logger.error('config export failed mid-stream', {
-              error: err instanceof Error ? err.message : String(err),
-            });
-            return audit(ctx, actor, result.filename, 'failed');
-          },
-        )
-        .catch(() => undefined);
+      const { exportDeps, exportGuard, startGuardedExport } = await import('./work.ts');
+      // the stream outlives the handler: it holds the import lock until it ends (08 §14)
+      const result = await startGuardedExport(exportDeps(ctx, appVersion()), exportGuard(ctx, actor));
       return new Response(Readable.toWeb(result.stream) as ReadableStream, {
         status: 200,
         headers: {

@@ -51,36 +51,21 @@ export function importRoute(appVersion: () => string, onAccountsReplaced: () => 
       const headers = incoming?.headers ?? Object.fromEntries(c.req.raw.headers.entries());
       const body: Readable = incoming ?? webBody(c.req.raw.body);
       const operationId = ctx.random.uuid();
-      let target = 'configuration';
-      let started = false;
-      const publish = (progress: Record<string, unknown>, done: boolean) =>
-        ctx.events.publish({
-          type: 'progress',
-          data: { operationId, operation: 'config.import', target, done, progress },
-        });
       try {
-        const { importDeps, importUpload } = await import('./work.ts');
-        const result = await importUpload(
-          importDeps(ctx, {
-            actor,
-            appVersion: appVersion(),
-            onStep: (p) => {
-              started = true;
-              target = p.hostname;
-              publish({ step: p.step, index: p.index, total: p.total }, false);
-            },
-            onAccountsReplaced,
-          }),
+        const { importDeps, importUploadWithProgress } = await import('./work.ts');
+        const result = await importUploadWithProgress(
+          importDeps(ctx, { actor, appVersion: appVersion(), onAccountsReplaced }),
           headers,
           body,
+          ({ target, done, progress }) =>
+            ctx.events.publish({
+              type: 'progress',
+              data: { operationId, operation: 'config.import', target, done, progress },
+            }),
         );
-        publish({ outcome: 'ok' }, true);
         return ok(result);
       } catch (err) {
-        if (started) {
-          const step = err instanceof AppError ? err.details?.['step'] : undefined;
-          publish({ outcome: 'failed', ...(step ? { step } : {}) }, true);
-        }
+        // the rest of an upload refused while arriving is not read: the connection closes after
         if (err instanceof AppError && !body.readableEnded) c.header('Connection', 'close');
         throw err;
       }

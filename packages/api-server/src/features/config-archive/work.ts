@@ -3,5 +3,5 @@
  * from the context — loaded by the first export, preview or import, not at the service's start
  * (FEATURES.md, "Keep heavy code off the start path").
  */
-export { importUpload, previewUpload, startExport } from '@appliance/archive-preview';
-export { exportDeps, importDeps, previewDeps } from './deps.ts';
+export { importUploadWithProgress, previewUpload, startGuardedExport } from '@appliance/archive-preview';
+export { exportDeps, exportGuard, importDeps, previewDeps } from './deps.ts';

@@ -1,17 +1,15 @@
 import { closeIdleWorkers } from '@appliance/shares';
 import type { Feature } from '../feature.ts';
-import { shareDataDeleteRunning } from './busy.ts';
 import { deleteRoute } from './delete-route.ts';
-
+import { deleteGuard } from './deps.ts';
 /** Share data delete (05): POST /shares/:name/data/delete, and the "delete running" hook for DELETE /shares. */
 export const feature: Feature = {
   name: 'share-data',
   start: (ctx) => {
-    ctx.hooks.shareDataDeleteRunning = (name) => shareDataDeleteRunning(ctx, name);
+    const guard = deleteGuard(ctx);
+    ctx.hooks.shareDataDeleteRunning = (name) => guard.running(name);
     // idle delete threads end by themselves after 30 s; at shutdown, at once
     return () => closeIdleWorkers();
   },
   routes: [deleteRoute],
 };
-
-export { shareBusyKey, shareDataDeleteRunning, whileShareDataDelete } from './busy.ts';

@@ -1,54 +1,26 @@
 /**
  * The shares feature (08 §6, 06): share definitions, share access from both sides, and smb.conf.
  * `start` installs `ctx.hooks.regenerateSamba` (other features call it after user/group deletion
- * and membership changes) and regenerates once at startup.
+ * and membership changes) and regenerates once at startup. The operations are @appliance/shares'.
  */
+import { createSambaService, regenerateAndSettle, startSamba } from '@appliance/shares';
 import type { AppContext } from '../../context.ts';
 import type { Feature } from '../feature.ts';
+import { sambaOptions } from './deps.ts';
 import { permissionRoutes } from './permission-routes.ts';
-import { createSambaConfig } from './regenerate.ts';
 import { shareRoutes } from './share-routes.ts';
 
-export { createSambaConfig, regenerateAfter, sambaGlobals, sambaMode } from './regenerate.ts';
+export { sambaGlobals, sambaMode } from './deps.ts';
 export { loadAccessSnapshot, permissionStore } from './store.ts';
 
 /** Installs the coalescing smb.conf regenerator as `ctx.hooks.regenerateSamba`. */
 export async function startShares(ctx: AppContext): Promise<() => Promise<void>> {
-  const samba = createSambaConfig(ctx);
-  ctx.hooks.regenerateSamba = async () => {
-    await samba.regenerator.regenerate();
-    // what the service wrote, for the drift watcher (issue 22)
-    ctx.generated.recordQuietly(ctx.paths.sambaConf);
-    // a grant is answered once smbd has loaded it: the user's next connection gets in (issue 32)
-    await samba.settle();
-  };
+  const options = sambaOptions(ctx);
+  const samba = createSambaService(options);
+  const generated = () => ctx.generated.recordQuietly(ctx.paths.sambaConf);
+  ctx.hooks.regenerateSamba = regenerateAndSettle(samba, generated);
   ctx.hooks.reloadSamba = () => samba.reload();
-  // The sandbox's Samba directories first: the file names them and testparm checks they exist.
-  await samba.smbd?.prepare().catch((err: unknown) => {
-    throw new Error(`The sandboxed smbd cannot start: ${(err as Error).message}`);
-  });
-  // Once at startup (06 §5.3); a failure is logged, the server still starts …
-  const regenerated = await samba.regenerator.regenerate().then(
-    () => {
-      ctx.generated.recordQuietly(ctx.paths.sambaConf);
-      return null;
-    },
-    (err: unknown) => {
-      ctx.logger.error('smb.conf regeneration at startup failed', { error: String(err) });
-      return err;
-    },
-  );
-  if (samba.smbd) {
-    // … except with its own smbd: without the sandbox's file, smbd and smbpasswd would use the
-    // machine's Samba directories.
-    if (regenerated !== null)
-      throw new Error(
-        `The sandboxed smbd cannot start: ${ctx.paths.sambaConf} could not be generated (see the log). Fix the cause and start the service again.`,
-      );
-    await samba.smbd.start().catch((err: unknown) => {
-      throw new Error(`The sandboxed smbd could not start: ${(err as Error).message}`);
-    });
-  }
+  await startSamba(samba, { file: ctx.paths.sambaConf, generated, log: options.log });
   return () => samba.stop();
 }
 

@@ -1,16 +1,13 @@
 /** Share access (06): the share-side and user-side editors over the same rows, and the access view. */
 import {
-  indexAccess,
-  normalizeSharePermissions,
-  normalizeUserPermissions,
+  effectiveShareAccess,
   readSharePermissions,
   readUserPermissions,
-  replaceSharePermissions,
-  replaceUserPermissions,
-  shareNotFound,
+  setSharePermissions,
+  setUserPermissions,
 } from '@appliance/shares';
 import { defineRoute, ok } from '../../http/route.ts';
-import { writeThenRegenerate } from './regenerate.ts';
+import { sharePorts } from './deps.ts';
 import {
   ShareAccessSchema,
   ShareNameParams,
@@ -20,7 +17,7 @@ import {
   UserPermissionsBody,
   UserPermissionsSchema,
 } from './schemas.ts';
-import { findShare, loadAccessSnapshot, permissionStore } from './store.ts';
+import { permissionStore } from './store.ts';
 
 export const permissionRoutes = [
   defineRoute({
@@ -32,19 +29,8 @@ export const permissionRoutes = [
     params: ShareNameParams,
     body: SharePermissionsBody,
     responses: { 200: { description: 'The share’s access, read back', schema: SharePermissionsSchema } },
-    handler: async ({ ctx, actor, params, body }) => {
-      const input = normalizeSharePermissions(body);
-      const result = await writeThenRegenerate(ctx, (db) => {
-        const result = replaceSharePermissions(permissionStore(db), params.name, input);
-        ctx.audit.record(db, actor, {
-          operation: 'share_permissions.update',
-          target: params.name,
-          details: { users: input.users, groups: input.groups },
-        });
-        return result;
-      });
-      return ok(result);
-    },
+    handler: async ({ ctx, actor, params, body }) =>
+      ok(await setSharePermissions(sharePorts(ctx, actor), params.name, body)),
   }),
   defineRoute({
     method: 'GET',
@@ -64,10 +50,7 @@ export const permissionRoutes = [
     tags: ['share permissions'],
     params: ShareNameParams,
     responses: { 200: { description: 'Effective access', schema: ShareAccessSchema } },
-    handler: ({ ctx, params }) => {
-      if (!findShare(ctx.db, params.name)) throw shareNotFound(params.name);
-      return ok(indexAccess(loadAccessSnapshot(ctx.db)).shareAccess(params.name));
-    },
+    handler: ({ ctx, params }) => ok(effectiveShareAccess(sharePorts(ctx, null), params.name)),
   }),
   defineRoute({
     method: 'PUT',
@@ -78,20 +61,8 @@ export const permissionRoutes = [
     params: UserIdParams,
     body: UserPermissionsBody,
     responses: { 200: { description: 'The user’s access, read back', schema: UserPermissionsSchema } },
-    handler: async ({ ctx, actor, params, body }) => {
-      const input = normalizeUserPermissions(body);
-      const userId = params.id.toLowerCase();
-      const result = await writeThenRegenerate(ctx, (db) => {
-        const result = replaceUserPermissions(permissionStore(db), userId, input);
-        ctx.audit.record(db, actor, {
-          operation: 'user_permissions.update',
-          target: userId,
-          details: { permissions: input.permissions },
-        });
-        return result;
-      });
-      return ok(result);
-    },
+    handler: async ({ ctx, actor, params, body }) =>
+      ok(await setUserPermissions(sharePorts(ctx, actor), params.id, body)),
   }),
   defineRoute({
     method: 'GET',

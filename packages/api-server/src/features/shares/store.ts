@@ -9,6 +9,7 @@ import type {
   PermissionStore,
   ShareDefinition,
   ShareEnvironment,
+  ShareStore,
 } from '@appliance/shares';
 import { hasCacheDisk } from '@appliance/shares';
 import { eq, sql } from 'drizzle-orm';
@@ -85,6 +86,22 @@ export function deleteShareRows(db: Db, name: string): void {
   db.delete(shareUserPermissions).where(eq(shareUserPermissions.shareName, name)).run();
   db.delete(shareGroupPermissions).where(eq(shareGroupPermissions.shareName, name)).run();
   db.delete(shares).where(eq(shares.name, name)).run();
+}
+
+/** The `ShareStore` port of @appliance/shares over one handle (the live one, or a write job's). */
+export function shareStore(db: Db): ShareStore {
+  return {
+    find: (name) => findShare(db, name),
+    list: () => listShares(db),
+    environment: () => shareEnvironment(db),
+    insert: (share) => db.insert(shares).values(shareToRow(share)).run(),
+    update: (share) => db.update(shares).set(shareToRow(share)).where(eq(shares.name, share.name)).run(),
+    delete: (name) => deleteShareRows(db, name),
+    get permissions() {
+      return permissionStore(db);
+    },
+    snapshot: () => loadAccessSnapshot(db),
+  };
 }
 
 /**

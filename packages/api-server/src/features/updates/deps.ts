@@ -2,11 +2,18 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { writeConfigArchive } from '@appliance/archive-preview';
-import { type AptDeps, rebootPaths, type UpdatePorts } from '@appliance/updates';
+import {
+  type AptDeps,
+  type RebootSchedulePorts,
+  rebootPaths,
+  type UpdateJobPorts,
+  type UpdatePorts,
+} from '@appliance/updates';
 import { decide } from '@appliance/watchers';
 import type { AppContext } from '../../context.ts';
+import type { Actor } from '../../services/audit.ts';
 import { exportDeps } from '../config-archive/deps.ts';
-import { writeUpdatesState } from './store.ts';
+import { readUpdatesState, writeUpdatesState } from './store.ts';
 
 /**
  * apt's ports. On the real host booted with systemd, apt runs in a transient unit (outside the
@@ -50,5 +57,38 @@ export function updatePorts(ctx: AppContext, appVersion: string): UpdatePorts {
     clear: async (key) => {
       await ctx.conditions.clear(key);
     },
+  };
+}
+
+/** The ports of the update jobs and schedules. */
+export function updateJobPorts(ctx: AppContext, appVersion: string): UpdateJobPorts {
+  return {
+    // built per use: the clock, the configuration and the archive's version as they are then
+    get updates() {
+      return updatePorts(ctx, appVersion);
+    },
+    runner: ctx.runner,
+    sandbox: ctx.config.root !== '',
+    aptInstalled: () => aptAvailable(ctx),
+    rebootAt: () => readUpdatesState(ctx.db).rebootAt,
+    clearReboot: () => ctx.writes.run((db) => writeUpdatesState(db, { rebootAt: null, rebootBy: null })),
+    startScheduled: async (kind, params, target) =>
+      (await ctx.jobs.start(kind, params, { target, actor: null, trigger: 'schedule' })).view.id,
+    afterApply: async () => {
+      await ctx.watchers.runOnce('reboot');
+    },
+  };
+}
+
+/** The scheduled reboot's row, written with its audit row as `actor`. */
+export function rebootSchedulePorts(ctx: AppContext, actor: Actor | null): RebootSchedulePorts {
+  return {
+    clock: ctx.clock,
+    read: () => readUpdatesState(ctx.db),
+    write: (schedule, audit) =>
+      ctx.writes.run((db) => {
+        writeUpdatesState(db, schedule);
+        ctx.audit.record(db, actor, audit);
+      }),
   };
 }

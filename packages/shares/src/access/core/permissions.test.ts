@@ -1,4 +1,4 @@
-import { AppError } from '@appliance/common';
+import { Refusal } from '@appliance/common';
 import { describe, expect, it } from 'vitest';
 import type { AccessLevel } from '../model.ts';
 import {
@@ -65,14 +65,14 @@ function memoryStore() {
   return { store, rows: () => ({ userRows: [...userRows], groupRows: [...groupRows] }) };
 }
 
-const thrown = (fn: () => unknown): AppError => {
+const thrown = (fn: () => unknown): Refusal => {
   try {
     fn();
   } catch (err) {
-    if (err instanceof AppError) return err;
+    if (err instanceof Refusal) return err;
     throw err;
   }
-  throw new Error('expected an AppError');
+  throw new Error('expected a Refusal');
 };
 
 describe('share-side full replace (06 §2)', () => {
@@ -140,11 +140,7 @@ describe('share-side full replace (06 §2)', () => {
         groups: [],
       }),
     );
-    expect([err.status, err.code, err.details]).toEqual([
-      400,
-      'duplicate_grant',
-      { kind: 'user', id: ALICE },
-    ]);
+    expect([err.code, err.details]).toEqual(['duplicate_grant', { kind: 'user', id: ALICE }]);
     const g = thrown(() =>
       normalizeSharePermissions({
         users: [],
@@ -174,7 +170,7 @@ describe('share-side full replace (06 §2)', () => {
     const a = thrown(() =>
       replaceSharePermissions(store, 'nope', { users: [{ userId: unknown, access: 'none' }], groups: [] }),
     );
-    expect([a.status, a.code]).toEqual([404, 'share_not_found']);
+    expect(a.code).toBe('share_not_found');
     const b = thrown(() =>
       replaceSharePermissions(store, 'media', {
         users: [
@@ -184,11 +180,11 @@ describe('share-side full replace (06 §2)', () => {
         groups: [{ groupId: unknown, access: 'none' }],
       }),
     );
-    expect([b.status, b.code, b.details]).toEqual([404, 'user_not_found', { userId: unknown }]);
+    expect([b.code, b.details]).toEqual(['user_not_found', { userId: unknown }]);
     const c = thrown(() =>
       replaceSharePermissions(store, 'media', { users: [], groups: [{ groupId: unknown, access: 'none' }] }),
     );
-    expect([c.status, c.code, c.details]).toEqual([404, 'group_not_found', { groupId: unknown }]);
+    expect([c.code, c.details]).toEqual(['group_not_found', { groupId: unknown }]);
     expect(rows()).toEqual(before);
   });
 
@@ -269,7 +265,7 @@ describe('user-side editor (06 §3)', () => {
         ],
       }),
     );
-    expect([s.status, s.code, s.details]).toEqual([404, 'share_not_found', { shareName: 'MEDIA' }]);
+    expect([s.code, s.details]).toEqual(['share_not_found', { shareName: 'MEDIA' }]);
     expect(rows()).toEqual({ userRows: [], groupRows: [] });
   });
 });

@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { AppError, createHostPaths, type HostPaths } from '@appliance/common';
+import { createHostPaths, type HostPaths, Refusal } from '@appliance/common';
 import { requirePrerequisites } from '@appliance/lab';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { shareBranches } from '../branches.ts';
@@ -46,8 +46,8 @@ describe('ensureBranchDirectories', () => {
     const err = await ensureBranchDirectories(paths, shareBranches('evil', 'cache-then-move', disks)).catch(
       (e: unknown) => e,
     );
-    expect((err as AppError).code).toBe('share_branch_unsafe');
-    expect((err as AppError).status).toBe(409);
+    expect(err).toBeInstanceOf(Refusal);
+    expect((err as Refusal).code).toBe('share_branch_unsafe');
     await expect(fs.lstat(path.join(root, 'mnt/cache/evil'))).rejects.toThrow(/ENOENT/);
     await expect(fs.lstat(path.join(root, 'mnt/disk1/evil'))).rejects.toThrow(/ENOENT/);
   });
@@ -57,8 +57,8 @@ describe('ensureBranchDirectories', () => {
       paths,
       shareBranches('x', 'array-only', [{ role: 'data', mountpoint: '/mnt/disk9', removalState: null }]),
     ).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(AppError);
-    expect((err as AppError).code).toBe('branch_disk_unavailable');
+    expect(err).toBeInstanceOf(Refusal);
+    expect((err as Refusal).code).toBe('branch_disk_unavailable');
     await expect(fs.lstat(path.join(root, 'mnt/disk9'))).rejects.toThrow(/ENOENT/);
   });
 });
