@@ -1,25 +1,21 @@
 import {
-  type ArraySetupPlan,
   type ArraySlot,
   checkNoArray,
-  checkSetupTools,
-  executeArraySetup,
   findSlotDisk,
   isMountedAt,
   isPoolMounted,
-  planArraySetup,
-  removeMountUnits,
+  setupArray as runArraySetup,
   toAppError,
-  undoMounts,
 } from '@appliance/array-planner';
-import { AppError, conflict, notFound, diskLockKey } from '@appliance/common';
+import { conflict, notFound } from '@appliance/common';
 import { eq } from 'drizzle-orm';
 import type * as v from 'valibot';
 import type { AppContext } from '../../context.ts';
-import { arrayDisks, arraySettings } from '../../db/schema.ts';
+import { arrayDisks } from '../../db/schema.ts';
+import { diskJobPorts } from './deps.ts';
 import type { Actor } from '../../services/audit.ts';
 import type { ArraySetupBody, RemovalStateBody } from './schemas.ts';
-import { listExternals, listSlots, readSettings, rowToSlot } from './store.ts';
+import { listSlots, readSettings, recordArray, rowToSlot } from './store.ts';
 
 /**
  * A slot as the API shows it: the row plus whether something is mounted at its mountpoint, with
@@ -63,23 +59,7 @@ export async function getArray(ctx: AppContext) {
   };
 }
 
-/** The pure checks of 08 §9.3 steps 3–6 over a fresh inventory and the current rows. */
-async function checkSetup(
-  ctx: AppContext,
-  body: v.InferOutput<typeof ArraySetupBody>,
-): Promise<ArraySetupPlan> {
-  const inventory = await ctx.inventory.read();
-  const result = planArraySetup({
-    request: body,
-    rows: listSlots(ctx.db),
-    inventory,
-    externals: listExternals(ctx.db),
-  });
-  if (result.refusal) throw toAppError(result.refusal);
-  return result.plan;
-}
-
-/** `POST /disks/array` (08 §9.3): checks in order, per-disk locks, format + mount, one transaction. */
+/** `POST /disks/array` (08 §9.3): the package's setup under the `array` hold; the rows recorded here. */
 export async function setupArray(
   ctx: AppContext,
   actor: Actor | null,
@@ -89,111 +69,18 @@ export async function setupArray(
   if (exists) throw toAppError(exists);
   const release = ctx.jobs.hold(['array'], { type: 'array.create', target: '/mnt/user' });
   try {
-    return await setupArrayHeld(ctx, actor, body);
+    await runArraySetup(
+      {
+        ...diskJobPorts(ctx),
+        recordArray: (setup) => recordArray(ctx, actor, setup),
+        progress: () => ctx.events.progress(ctx.random.uuid(), 'array.create', '/mnt/user'),
+      },
+      body,
+    );
+    return await getArray(ctx);
   } finally {
     release();
   }
-}
-
-async function setupArrayHeld(
-  ctx: AppContext,
-  actor: Actor | null,
-  body: v.InferOutput<typeof ArraySetupBody>,
-) {
-  await checkSetupTools(ctx.runner, [
-    ...new Set(body.disks.map((d) => (d.role === 'parity' ? 'xfs' : (d.filesystem ?? 'xfs')))),
-  ]);
-  await checkSetup(ctx, body);
-  const keys = body.disks.map((d) => diskLockKey(d.device));
-  const busy = () =>
-    conflict(
-      'disk_busy',
-      'Another operation is using one of these disks: wait for it to finish, then try again.',
-    );
-  return ctx.locks.tryRun(keys, busy, async () => {
-    const plan = await checkSetup(ctx, body); // re-run under the locks
-    const operationId = ctx.random.uuid();
-    const progress = ctx.events.progress(operationId, 'array.create', '/mnt/user');
-    let result: Awaited<ReturnType<typeof executeArraySetup>>;
-    try {
-      result = await executeArraySetup(plan, {
-        paths: ctx.paths,
-        runner: ctx.runner,
-        onProgress: (e) => progress.update({ ...e }),
-        // boot-persistent mount units only outside lab mode and without a root prefix (08 §9.3)
-        labMode: ctx.config.lab.enabled,
-        log: (message, fields) => ctx.logger.warn(message, fields),
-      });
-    } catch (err) {
-      progress.finish({ ok: false, step: err instanceof AppError ? err.details?.['step'] : undefined });
-      if (!(err instanceof AppError)) ctx.logger.error('array setup failed', { error: String(err) });
-      throw err;
-    }
-    try {
-      await ctx.writes.run((db) => {
-        if (db.select().from(arrayDisks).all().length > 0)
-          throw conflict('array_exists', 'An array is already set up.');
-        for (const m of result.members) {
-          db.insert(arrayDisks)
-            .values({
-              role: m.role,
-              roleIndex: m.roleIndex,
-              device: m.device,
-              filesystem: m.filesystem,
-              fsUuid: m.fsUuid,
-              wwn: m.entry.wwn,
-              serial: m.entry.serial,
-              byIdName: m.entry.byIdName,
-              weakIdentity: m.entry.weakIdentity ? 1 : 0,
-              sizeBytes: m.entry.sizeBytes,
-              mountpoint: m.mountpoint,
-              removalState: null,
-            })
-            .run();
-        }
-        db.insert(arraySettings)
-          .values({
-            id: 1,
-            createPolicy: plan.createPolicy,
-            migrationPending: 0,
-            migrationPendingSince: null,
-            createdAt: ctx.clock.now().toISOString(),
-          })
-          .run();
-        ctx.audit.record(db, actor, {
-          operation: 'array.create',
-          target: '/mnt/user',
-          details: {
-            createPolicy: plan.createPolicy,
-            disks: result.members.map((m) => ({
-              device: m.device,
-              role: m.role,
-              mountpoint: m.mountpoint,
-              filesystem: m.filesystem,
-            })),
-            poolMounted: result.poolMounted,
-            mountUnits: result.mountUnits
-              ? { units: result.mountUnits.units, enabled: result.mountUnits.enabled }
-              : null,
-          },
-        });
-      });
-    } catch (err) {
-      if (result.mountUnits)
-        await removeMountUnits(result.mountUnits, {
-          runner: ctx.runner,
-          log: (message, fields) => ctx.logger.warn(message, fields),
-        });
-      await undoMounts(ctx.runner, result.mounted);
-      progress.finish({ ok: false, step: 'record' });
-      throw err;
-    }
-    // What the service wrote, for the drift watcher (issue 22).
-    ctx.generated.recordQuietly(ctx.paths.snapraidConf, result.snapraidConf);
-    for (const file of result.mountUnits?.files ?? []) ctx.generated.recordQuietly(file);
-    progress.finish({ ok: true });
-    return getArray(ctx);
-  });
 }
 
 /** `PUT /disks/array/removal-state` (08 §9.4): records the state only. */

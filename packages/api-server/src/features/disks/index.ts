@@ -2,7 +2,7 @@ import { accepted, created, defineRoute, ok } from '../../http/route.ts';
 import type { Feature } from '../feature.ts';
 import { getArray, setRemovalState, setupArray } from './array.ts';
 import { guardSlots } from './mountpoints.ts';
-import { diskJobImplementation, diskReplaceJob, diskUpgradeJob } from './disk-jobs.ts';
+import { registerDisks } from './deps.ts';
 import { listDisks } from './inventory.ts';
 import { getMigration, setMigrationPending } from './migration.ts';
 import { replacePlan, startReplace, startUpgrade, upgradePlan } from './plans.ts';
@@ -35,8 +35,7 @@ const acceptedDiskJob = (job: { id: string; type: string }) =>
 export const feature: Feature = {
   name: 'disks',
   start(ctx) {
-    ctx.jobs.register(diskUpgradeJob, diskJobImplementation(ctx, diskUpgradeJob.title));
-    ctx.jobs.register(diskReplaceJob, diskJobImplementation(ctx, diskReplaceJob.title));
+    registerDisks(ctx);
     // every start: the slots' mountpoint directories refuse writes while their disks are away (issue 32)
     const guarded = guardSlots(ctx).catch((err: unknown) =>
       ctx.logger.warn('could not guard the array mountpoints', {

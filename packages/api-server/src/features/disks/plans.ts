@@ -8,6 +8,9 @@ import {
   isPoolMounted,
   measureSlot,
   type PlanRequest,
+  runningDiskJobId,
+  startDiskJob,
+  strayEntries,
   type PlanResult,
   planReplace,
   planUpgrade,
@@ -17,7 +20,7 @@ import { requireTools } from '@appliance/common';
 import type * as v from 'valibot';
 import type { AppContext } from '../../context.ts';
 import type { Actor } from '../../services/audit.ts';
-import { runningDiskJobId, startDiskJob, strayEntries } from './disk-jobs.ts';
+import { diskJobStartPorts } from './deps.ts';
 import type { ReplaceBody, UpgradeBody } from './schemas.ts';
 import { listExternals, listSlots } from './store.ts';
 
@@ -73,7 +76,7 @@ export async function startUpgrade(
     ...input,
     newMountpoint: body.newMountpoint,
     confirmation: body.confirmation,
-    runningDiskJobId: runningDiskJobId(ctx),
+    runningDiskJobId: runningDiskJobId(ctx.jobs),
   });
   return start(ctx, actor, checked, 'upgrade');
 }
@@ -96,7 +99,7 @@ export async function startReplace(
   const checked = checkReplaceRequest({
     ...input,
     confirmation: body.confirmation,
-    runningDiskJobId: runningDiskJobId(ctx),
+    runningDiskJobId: runningDiskJobId(ctx.jobs),
     strayEntries: slot?.role === 'data' ? await strayEntries(ctx, body.mountpoint) : [],
   });
   return start(ctx, actor, checked, 'replace');
@@ -113,7 +116,7 @@ async function start(
   const { plan } = checked.plan;
   const kind: DiskJobKind = `${op}_${plan.role}`;
   await requireJobTools(ctx, plan, kind);
-  return startDiskJob(ctx, actor, kind, plan);
+  return startDiskJob(ctx.jobs, diskJobStartPorts(ctx), actor, kind, plan);
 }
 
 /** Every host tool the job will run is installed: `501 not_configured` naming the package, before anything starts. */

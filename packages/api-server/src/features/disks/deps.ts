@@ -1,0 +1,47 @@
+/**
+ * The disks feature's wiring: the context's database, locks, runner and parity sync as
+ * @appliance/array-planner's ports, and the disk jobs registered on the job runner.
+ */
+import { type DiskJobPorts, registerDiskJobs } from '@appliance/array-planner';
+import { createSnapraid } from '@appliance/parity';
+import type { AppContext } from '../../context.ts';
+import { syncParity } from '../parity/jobs.ts';
+import { readParityState } from '../parity/store.ts';
+import { slotStore } from './store.ts';
+
+const cache = new WeakMap<AppContext, DiskJobPorts>();
+
+/** The disk jobs' ports over the context (one object per context). */
+export function diskJobPorts(ctx: AppContext): DiskJobPorts {
+  const known = cache.get(ctx);
+  if (known) return known;
+  const ports: DiskJobPorts = {
+    paths: ctx.paths,
+    runner: ctx.runner,
+    inventory: ctx.inventory,
+    slots: slotStore(ctx),
+    snapraid: (configFile) => createSnapraid({ runner: ctx.runner, configFile }),
+    parity: {
+      sync: (job, o) => syncParity(ctx, job, { force: false, ...o }),
+      lastDiff: () => readParityState(ctx.db).lastDiff,
+    },
+    locks: ctx.locks,
+    generated: ctx.generated,
+    clock: ctx.clock,
+    log: ctx.logger,
+    labMode: ctx.config.lab.enabled,
+  };
+  cache.set(ctx, ports);
+  return ports;
+}
+
+/** What starting a disk job reads (plans.ts). */
+export const diskJobStartPorts = (ctx: AppContext) => ({
+  ...diskJobPorts(ctx),
+  newUuid: () => ctx.random.uuid(),
+});
+
+/** Registers `disk.upgrade` and `disk.replace` (the feature's start). */
+export function registerDisks(ctx: AppContext): void {
+  registerDiskJobs(ctx.jobs, diskJobPorts(ctx));
+}
