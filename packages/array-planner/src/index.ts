@@ -139,3 +139,14 @@ export {
 } from './jobs/handlers.ts';
 export { settle, strayEntries, writeArrayConf } from './jobs/settle.ts';
 export { type ArraySetupPorts, type SetupProgress, setupArray } from './operations/setup-array.ts';
+export {
+  type DiskJobRequest,
+  type PlanPorts,
+  replacePlan,
+  startReplace,
+  startUpgrade,
+  upgradePlan,
+} from './operations/plans.ts';
+export { type MetadataOutcome, saveArrayMetadata } from './operations/save-metadata.ts';
+export { type GuardPorts, SlotGuards } from './operations/guard-slots.ts';
+export { listDisks, type ReadPorts, readArray, withMounted } from './operations/read-array.ts';

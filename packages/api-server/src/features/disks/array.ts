@@ -1,11 +1,9 @@
 import {
-  type ArraySlot,
   checkNoArray,
-  findSlotDisk,
-  isMountedAt,
-  isPoolMounted,
+  readArray,
   setupArray as runArraySetup,
   toAppError,
+  withMounted,
 } from '@appliance/array-planner';
 import { conflict, notFound } from '@appliance/common';
 import { eq } from 'drizzle-orm';
@@ -17,46 +15,13 @@ import type { Actor } from '../../services/audit.ts';
 import type { ArraySetupBody, RemovalStateBody } from './schemas.ts';
 import { listSlots, readSettings, recordArray, rowToSlot } from './store.ts';
 
-/**
- * A slot as the API shows it: the row plus whether something is mounted at its mountpoint, with
- * `device` the disk's kernel path **now**, found by the slot's identity (filesystem UUID, WWN,
- * serial) in a fresh inventory exactly as `GET /disks` finds it, or null when the disk is not
- * attached, matches twice, or the inventory cannot be read. The row's `device` is only the path
- * last recorded: after a reboot or a re-attach the kernel may give that name to another disk, and
- * a user reading it would pull or wipe the wrong one (issue 32).
- */
-async function withMounted(ctx: AppContext, slots: ArraySlot[]) {
-  const inventory = slots.length
-    ? await ctx.inventory.read({ reuseProbes: true }).catch((err: unknown) => {
-        ctx.logger.warn('array slots shown without devices: the disk inventory could not be read', {
-          error: err instanceof Error ? err.message : String(err),
-        });
-        return null;
-      })
-    : null;
-  return Promise.all(
-    slots.map(async (s) => {
-      const found = inventory ? findSlotDisk(s, inventory) : null;
-      return {
-        ...s,
-        device: found?.status === 'found' ? found.disk.device : null,
-        mounted: await isMountedAt(ctx.paths, s.mountpoint),
-      };
-    }),
-  );
-}
-
 /** `GET /disks/array` (08 §9.2). */
 export async function getArray(ctx: AppContext) {
   const settings = readSettings(ctx.db);
-  if (!settings) return { configured: false, disks: [] };
-  return {
-    configured: true,
-    createPolicy: settings.createPolicy,
-    poolMounted: await isPoolMounted(ctx.paths),
-    migrationPending: settings.migrationPending === 1,
-    disks: await withMounted(ctx, listSlots(ctx.db)),
-  };
+  return readArray(
+    diskJobPorts(ctx),
+    settings && { createPolicy: settings.createPolicy, migrationPending: settings.migrationPending === 1 },
+  );
 }
 
 /** `POST /disks/array` (08 §9.3): the package's setup under the `array` hold; the rows recorded here. */
@@ -130,5 +95,5 @@ export async function setRemovalState(
     });
     return rowToSlot({ ...row, removalState: body.removalState });
   });
-  return (await withMounted(ctx, [updated]))[0]!;
+  return (await withMounted(diskJobPorts(ctx), [updated]))[0]!;
 }

@@ -2,7 +2,12 @@
  * The disks feature's wiring: the context's database, locks, runner and parity sync as
  * @appliance/array-planner's ports, and the disk jobs registered on the job runner.
  */
-import { type DiskJobPorts, registerDiskJobs } from '@appliance/array-planner';
+import {
+  type DiskJobPorts,
+  type MountpointGuard,
+  registerDiskJobs,
+  SlotGuards,
+} from '@appliance/array-planner';
 import { createSnapraid } from '@appliance/parity';
 import type { AppContext } from '../../context.ts';
 import { syncParity } from '../parity/jobs.ts';
@@ -44,4 +49,19 @@ export const diskJobStartPorts = (ctx: AppContext) => ({
 /** Registers `disk.upgrade` and `disk.replace` (the feature's start). */
 export function registerDisks(ctx: AppContext): void {
   registerDiskJobs(ctx.jobs, diskJobPorts(ctx));
+}
+
+const guards = new WeakMap<AppContext, SlotGuards>();
+
+/**
+ * Seals every slot's empty mountpoint directory (issue 32; the service start and the disks
+ * watcher); returns what each holds. One memory per context; calls made while one runs share it.
+ */
+export function guardSlots(ctx: AppContext): Promise<Map<string, MountpointGuard>> {
+  let g = guards.get(ctx);
+  if (!g) {
+    g = new SlotGuards(diskJobPorts(ctx));
+    guards.set(ctx, g);
+  }
+  return g.guard();
 }
