@@ -120,3 +120,33 @@ export type { InstalledMountUnits, MountUnitDeps } from './node/mount-units.ts';
 export { isMountedAt, isPoolMounted, readMounts } from './node/pool-state.ts';
 export { measureSlot } from './node/slot-measurements.ts';
 export { type MountpointGuard, guardMountpoint } from './node/mountpoint-guard.ts';
+// ports and jobs (the disk jobs run without the server: see README)
+export type * from './ports.ts';
+export { doesNotFit, formatBytes } from './core/fit.ts';
+export {
+  ARRAY_GROUP,
+  DISK_JOBS,
+  type DiskJobResult,
+  diskReplaceJob,
+  diskUpgradeJob,
+} from './jobs/definitions.ts';
+export {
+  diskJobHandler,
+  registerDiskJobs,
+  runningDiskJobId,
+  type StartPorts,
+  startDiskJob,
+} from './jobs/handlers.ts';
+export { settle, strayEntries, writeArrayConf } from './jobs/settle.ts';
+export { type ArraySetupPorts, type SetupProgress, setupArray } from './operations/setup-array.ts';
+export {
+  type DiskJobRequest,
+  type PlanPorts,
+  replacePlan,
+  startReplace,
+  startUpgrade,
+  upgradePlan,
+} from './operations/plans.ts';
+export { type MetadataOutcome, saveArrayMetadata } from './operations/save-metadata.ts';
+export { type GuardPorts, SlotGuards } from './operations/guard-slots.ts';
+export { listDisks, type ReadPorts, readArray, withMounted } from './operations/read-array.ts';

@@ -1,11 +1,9 @@
+import { listDisks, replacePlan, startReplace, startUpgrade, upgradePlan } from '@appliance/array-planner';
 import { accepted, created, defineRoute, ok } from '../../http/route.ts';
 import type { Feature } from '../feature.ts';
 import { getArray, setRemovalState, setupArray } from './array.ts';
-import { guardSlots } from './mountpoints.ts';
-import { diskJobImplementation, diskReplaceJob, diskUpgradeJob } from './disk-jobs.ts';
-import { listDisks } from './inventory.ts';
+import { diskJobPorts, diskJobStartPorts, guardSlots, registerDisks } from './deps.ts';
 import { getMigration, setMigrationPending } from './migration.ts';
-import { replacePlan, startReplace, startUpgrade, upgradePlan } from './plans.ts';
 import {
   ArraySchema,
   ArraySetupBody,
@@ -35,8 +33,7 @@ const acceptedDiskJob = (job: { id: string; type: string }) =>
 export const feature: Feature = {
   name: 'disks',
   start(ctx) {
-    ctx.jobs.register(diskUpgradeJob, diskJobImplementation(ctx, diskUpgradeJob.title));
-    ctx.jobs.register(diskReplaceJob, diskJobImplementation(ctx, diskReplaceJob.title));
+    registerDisks(ctx);
     // every start: the slots' mountpoint directories refuse writes while their disks are away (issue 32)
     const guarded = guardSlots(ctx).catch((err: unknown) =>
       ctx.logger.warn('could not guard the array mountpoints', {
@@ -55,7 +52,7 @@ export const feature: Feature = {
       summary: 'Fresh disk inventory (identity, filesystem facts, boot disk, lab loop devices)',
       tags: ['disks'],
       responses: { 200: { description: 'Every whole disk, sorted by device', schema: DiskListSchema } },
-      handler: async ({ ctx }) => ok(await listDisks(ctx)),
+      handler: async ({ ctx }) => ok(await listDisks(diskJobPorts(ctx))),
     }),
     defineRoute({
       method: 'GET',
@@ -95,7 +92,7 @@ export const feature: Feature = {
       body: PlanBody,
       emptyBody: 'object', // 03 §6 (and §11: request as §6): an empty body is `{}`
       responses: { 200: { description: 'The upgrade plan', schema: PlanSchema } },
-      handler: async ({ ctx, body }) => ok(await upgradePlan(ctx, body)),
+      handler: async ({ ctx, body }) => ok(await upgradePlan(diskJobPorts(ctx), body)),
     }),
     defineRoute({
       method: 'POST',
@@ -106,7 +103,7 @@ export const feature: Feature = {
       body: PlanBody,
       emptyBody: 'object', // 03 §6 (and §11: request as §6): an empty body is `{}`
       responses: { 200: { description: 'The replace plan', schema: ReplacePlanSchema } },
-      handler: async ({ ctx, body }) => ok(await replacePlan(ctx, body)),
+      handler: async ({ ctx, body }) => ok(await replacePlan(diskJobPorts(ctx), body)),
     }),
     defineRoute({
       method: 'POST',
@@ -117,7 +114,8 @@ export const feature: Feature = {
       tags: ['disks'],
       body: UpgradeBody,
       responses: { 202: { description: 'The job (follow it at Location)', schema: UpgradeAcceptedSchema } },
-      handler: async ({ ctx, actor, body }) => acceptedDiskJob(await startUpgrade(ctx, actor, body)),
+      handler: async ({ ctx, actor, body }) =>
+        acceptedDiskJob(await startUpgrade(ctx.jobs, diskJobStartPorts(ctx), actor, body)),
     }),
     defineRoute({
       method: 'POST',
@@ -128,7 +126,8 @@ export const feature: Feature = {
       tags: ['disks'],
       body: ReplaceBody,
       responses: { 202: { description: 'The job (follow it at Location)', schema: ReplaceAcceptedSchema } },
-      handler: async ({ ctx, actor, body }) => acceptedDiskJob(await startReplace(ctx, actor, body)),
+      handler: async ({ ctx, actor, body }) =>
+        acceptedDiskJob(await startReplace(ctx.jobs, diskJobStartPorts(ctx), actor, body)),
     }),
     defineRoute({
       method: 'GET',

@@ -4,7 +4,18 @@
  * so the refusal says that they do not fit — not that they "no longer" do, which they may never have.
  */
 import { AppError } from '@appliance/common';
-import { formatBytes } from '@appliance/parity';
+
+/** `1.5 GiB` (binary units, one decimal above bytes). */
+export function formatBytes(bytes: number): string {
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB'];
+  let v = bytes;
+  let i = 0;
+  while (v >= 1024 && i < units.length - 1) {
+    v /= 1024;
+    i++;
+  }
+  return `${i === 0 ? v : v.toFixed(1)} ${units[i]}`;
+}
 
 export function doesNotFit(plan: {
   role: string;
