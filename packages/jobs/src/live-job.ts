@@ -2,7 +2,7 @@
  * One running job: its view, the handle its code gets, and how it ends (succeeded, failed,
  * cancelled, interrupted, blocked).
  */
-import { AppError, isoMillis } from '@appliance/common';
+import { isoMillis, Refusal } from '@appliance/common';
 import type { JobKind } from './definition.ts';
 import type { RunnerPorts } from './ports.ts';
 import {
@@ -144,10 +144,10 @@ export async function execute(
     } else {
       state = 'failed';
       error =
-        err instanceof AppError
+        err instanceof Refusal
           ? { code: err.code, message: err.message, ...(err.details ? { details: err.details } : {}) }
           : { code: 'internal', message: `The ${kind.title} failed unexpectedly; see the service log.` };
-      if (!(err instanceof AppError))
+      if (!(err instanceof Refusal))
         ports.logger.error('job failed', { jobId: view.id, type: view.type, error: String(err) });
     }
   }

@@ -9,7 +9,20 @@ const STATUS: Readonly<Record<string, number>> = {
   bad_request: 400,
   // 404: it names something that does not exist
   not_found: 404,
+  // @appliance/backups: a plan that names what is not here, a snapshot or path a restore names
+  backup_plan_not_found: 404,
+  external_disk_not_found: 404,
+  stack_not_found: 404,
+  share_not_found: 404,
+  snapshot_not_found: 404,
+  path_not_in_snapshot: 404,
   // 409: the current state refuses it (the default)
+  // 500: an operation's tool failed (the backup jobs' errors)
+  backup_failed: 500,
+  drill_failed: 500,
+  restore_failed: 500,
+  retention_failed: 500,
+  repository_init_failed: 500,
   // 501: a host tool or a setting this operation needs is absent
   not_configured: 501,
   // 503: a dependency is down for now; retry later

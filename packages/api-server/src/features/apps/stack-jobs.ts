@@ -8,7 +8,7 @@ import { eq } from 'drizzle-orm';
 import type { AppContext } from '../../context.ts';
 import { backupPlans } from '../../db/schema.ts';
 import { defineJob, type JobKind } from '@appliance/jobs';
-import { backupRestoreJob, backupRunJob } from '../backups/kinds.ts';
+import { backupRestoreJob, backupRunJob } from '@appliance/backups';
 
 export interface StackJobParams {
   stack: string;

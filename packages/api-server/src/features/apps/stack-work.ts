@@ -20,7 +20,7 @@ import type { AppContext } from '../../context.ts';
 import { backupPlans, stacks, watcherConditions } from '../../db/schema.ts';
 import type { Actor } from '../../services/audit.ts';
 import type { JobHandle } from '@appliance/jobs';
-import { backupRunJob } from '../backups/kinds.ts';
+import { backupRunJob } from '@appliance/backups';
 import { stacksDeps } from './deps.ts';
 import type { StackJobKind, StackJobParams } from './stack-jobs.ts';
 

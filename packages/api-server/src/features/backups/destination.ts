@@ -1,6 +1,6 @@
 /**
- * A plan's destination for the length of a job: the registered backup disk, attached, mounted at
- * `/mnt/disks/<label>` (mounted by the job when it was not, and unmounted again after; a disk
+ * The destination port of `@appliance/backups` on this box: a plan's destination for the length of
+ * a job is the registered backup disk, attached, mounted at `/mnt/disks/<label>` (mounted by the job when it was not, and unmounted again after; a disk
  * mounted by hand stays mounted), and a liveness check the job runs while restic writes, so a disk
  * that goes away is a clear failure, not a hang. A dead mount (the disk stopped answering) is taken
  * off whoever mounted it: at the end of the job, and at the start of the next one, which then mounts
@@ -8,7 +8,7 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { repositoryPath } from '@appliance/backups';
+import { type Destination, destinationLost, repositoryPath } from '@appliance/backups';
 import { AppError, parseMountInfo } from '@appliance/common';
 import {
   ejectExternal,
@@ -21,62 +21,6 @@ import {
 import type { AppContext } from '../../context.ts';
 import { mountDeps } from '../external-disks/deps.ts';
 import { createExternalDiskStore } from '../external-disks/store.ts';
-
-export interface Destination {
-  label: string;
-  /** Logical mountpoint (`/mnt/disks/<label>`). */
-  mountpoint: string;
-  /** Real mountpoint. */
-  real: string;
-  /** This job mounted it (and unmounts it at the end). */
-  mountedHere: boolean;
-  filesystem: string | null;
-  device: string;
-  /** Real path of a plan's repository on it. */
-  repository(plan: string): string;
-  /** Still attached and mounted, and the filesystem answers (a stat within 5 s). */
-  alive(): Promise<boolean>;
-  /** A liveness check of this job found the disk not answering. */
-  readonly lost: boolean;
-  /**
-   * Unmounts it when this job mounted it, and takes a dead mount off whoever mounted it (never
-   * powers the disk down: the next run needs it).
-   */
-  close(): Promise<void>;
-}
-
-/** The sentence of a job that lost its backup disk: what happened to which disk, and what to do. */
-export const destinationLost = (label: string) =>
-  new AppError(
-    409,
-    'backup_destination_lost',
-    `The backup disk "${label}" stopped answering (unplugged, powered off or failed): re-attach it, then run the job again.`,
-    { label },
-  );
-
-/** What a disk that stopped answering makes a file operation fail with (xfs shut down, device gone). */
-const DISK_GONE = new Set([
-  'EIO',
-  'ENXIO',
-  'ENODEV',
-  'ESTALE',
-  'ENOTCONN',
-  'EROFS',
-  'EUCLEAN',
-  'EFSCORRUPTED',
-]);
-
-/**
- * The error a backup, drill or restore ends with: its own `AppError`s as they are; an unexpected
- * failure (EIO on a mkdir, say) while the disk was lost, or one with the errno of a lost disk,
- * becomes the sentence naming the disk (`backup_destination_lost`) instead of `internal`.
- */
-export function asDestinationFailure(err: unknown, label: string, dest: Destination | null): unknown {
-  if (err instanceof AppError) return err;
-  const code = (err as NodeJS.ErrnoException | null)?.code;
-  if ((typeof code === 'string' && DISK_GONE.has(code)) || dest?.lost) return destinationLost(label);
-  return err;
-}
 
 const missing = (label: string) =>
   new AppError(

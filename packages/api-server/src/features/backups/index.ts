@@ -6,12 +6,21 @@
 import fs from 'node:fs';
 import { Readable } from 'node:stream';
 import {
+  backupDrillHandler,
+  backupDrillJob,
+  backupRestoreHandler,
+  backupRestoreJob,
+  backupRunHandler,
+  backupRunJob,
   checkFolderTarget,
   checkPlan,
   checkRestorePaths,
   configCopyPath,
   type PartRef,
   type PlanSpec,
+  passwordMissing,
+  planNotFound,
+  type RunParams,
   repositoryPath,
   restorePhrase,
 } from '@appliance/backups';
@@ -24,14 +33,10 @@ import type { Actor } from '../../services/audit.ts';
 import type { Feature } from '../feature.ts';
 import { createExternalDiskStore } from '../external-disks/store.ts';
 import { JobSchema } from '../jobs/schemas.ts';
-import { passwordMissing, setAppVersion } from './adapters.ts';
+import { backupPorts, setAppVersion } from './deps.ts';
 import { checkDestination } from './destination.ts';
-import { drillJobImplementation } from './drill-job.ts';
-import { backupDrillJob, backupRestoreJob, backupRunJob, type RunParams } from './kinds.ts';
 import type { JobKind } from '@appliance/jobs';
 import { configArchiveOf, listSnapshots } from './repository.ts';
-import { restoreJobImplementation } from './restore-job.ts';
-import { planNotFound, runJobImplementation } from './run-job.ts';
 import { checkStaleness, drillDue, planDue, planStale, registerSchedules } from './schedules.ts';
 import {
   CreatePlanBody,
@@ -149,9 +154,10 @@ export const feature: Feature = {
   ],
   start: async (ctx) => {
     setAppVersion((await import('../../server.ts')).VERSION);
-    ctx.jobs.register(backupRunJob, runJobImplementation(ctx));
-    ctx.jobs.register(backupDrillJob, drillJobImplementation(ctx));
-    ctx.jobs.register(backupRestoreJob, restoreJobImplementation(ctx));
+    const ports = backupPorts(ctx);
+    ctx.jobs.register(backupRunJob, backupRunHandler(ports));
+    ctx.jobs.register(backupDrillJob, backupDrillHandler(ports));
+    ctx.jobs.register(backupRestoreJob, backupRestoreHandler(ports));
     registerSchedules(ctx);
   },
   routes: [

@@ -7,9 +7,14 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import {
+  CONFIG_FILE,
+  type Destination,
   destinationGroup,
+  jobTempDir,
+  openPlanRestic,
   type PartRef,
   partOfTags,
+  passwordMissing,
   type Restic,
   repositoryPath,
   rootsOfTags,
@@ -18,9 +23,8 @@ import { AppError, isoMillis } from '@appliance/common';
 import { externalMountpoint, mountedTargets } from '@appliance/external-disk';
 import type { AppContext } from '../../context.ts';
 import { jobRunning } from '@appliance/jobs';
-import { jobTempDir, openPlanRestic, passwordMissing } from './adapters.ts';
-import { checkDestination, type Destination, openDestination } from './destination.ts';
-import { CONFIG_FILE } from './run-job.ts';
+import { backupPorts } from './deps.ts';
+import { checkDestination, openDestination } from './destination.ts';
 import { recordSnapshot, type StoredPlan, snapshotSizes } from './store.ts';
 
 /** Snapshot sizes computed per listing (`restic stats`) when a run here did not record them. */
@@ -50,10 +54,11 @@ export async function withRepository<T>(
   const id = randomUUID();
   try {
     if (!holder) dest = await openDestination(ctx, plan.destination);
-    const tmp = await jobTempDir(ctx, id);
+    const ports = backupPorts(ctx);
+    const tmp = await jobTempDir(ports, id);
     try {
       const repository = ctx.paths.real(repositoryPath(externalMountpoint(plan.destination), plan.name));
-      const restic = await openPlanRestic(ctx, plan, repository, tmp.dir);
+      const restic = await openPlanRestic(ports, plan.name, repository, tmp.dir);
       try {
         return await fn(restic);
       } finally {
@@ -138,7 +143,7 @@ export async function configArchiveOf(
   plan: StoredPlan,
   snapshot: string,
 ): Promise<{ file: string; time: string; done(): Promise<void> }> {
-  const out = await jobTempDir(ctx, `config-${randomUUID()}`);
+  const out = await jobTempDir(backupPorts(ctx), `config-${randomUUID()}`);
   try {
     const time = await withRepository(ctx, plan, async (restic) => {
       const { run, snapshots } = await restic.snapshots();

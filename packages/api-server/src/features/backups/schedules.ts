@@ -9,16 +9,18 @@
  * check after the next successful run, or after deleting the plan, ends it.
  */
 import {
+  backupDrillJob,
   backupEvents,
+  backupRunJob,
   isStale,
   nextBackupDue,
   nextDrillDue,
   periodMs,
+  type RunParams,
   staleTransitions,
 } from '@appliance/backups';
 import { isAppError, isoMillis } from '@appliance/common';
 import type { JobKind } from '@appliance/jobs';
-import { backupDrillJob, backupRunJob, type RunParams } from './kinds.ts';
 import type { AppContext } from '../../context.ts';
 import { readSettings } from '../settings/index.ts';
 import { ensureState, type PlanState, readPlans, readState, type StoredPlan, updateState } from './store.ts';
