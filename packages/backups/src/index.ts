@@ -29,3 +29,11 @@ export { backupRunHandler } from './jobs/run.ts';
 export { backupRestoreHandler } from './jobs/restore.ts';
 export { backupDrillHandler, CHECK_GROUPS, type DrillPartResult } from './jobs/drill.ts';
 export { ensureRepository, type RetentionResult } from './jobs/repository.ts';
+export {
+  configArchiveOf,
+  listSnapshots,
+  type ReadPorts,
+  SIZES_PER_LISTING,
+  type SnapshotView,
+  withRepository,
+} from './operations/snapshots.ts';

@@ -39,12 +39,16 @@ export interface SnapshotRecord {
   files: number | null;
 }
 
+export type SnapshotSize = Pick<SnapshotRecord, 'sizeBytes' | 'dataAddedBytes' | 'files'>;
+
 /** The plans and what the jobs record about them. Reads may answer at once or as a promise. */
 export interface BackupStore {
   readPlan(name: string): BackupPlan | null | Promise<BackupPlan | null>;
   readState(plan: string): PlanRunState | null | Promise<PlanRunState | null>;
   updateState(plan: string, patch: PlanStatePatch): Promise<void>;
   recordSnapshot(row: SnapshotRecord): Promise<void>;
+  /** Sizes recorded for a plan's snapshots, by short id. */
+  snapshotSizes(plan: string): Map<string, SnapshotSize> | Promise<Map<string, SnapshotSize>>;
   /** Forgets the records of snapshots retention removed, and writes the state patch (one write). */
   recordRetention(plan: string, removedShortIds: readonly string[], patch: PlanStatePatch): Promise<void>;
   /** The end of a run (its job id and state; a success is the plan's last success). */
@@ -89,6 +93,20 @@ export interface Destination {
 /** Opens a registered backup destination by label (refuses a missing or unknown disk). */
 export interface DestinationResolver {
   open(label: string): Promise<Destination>;
+  /**
+   * The disk is mounted at its mountpoint now (a job of it holds it): a read beside that job uses
+   * the mount. Refuses a disk that is not registered or not attached.
+   */
+  mounted(label: string): Promise<boolean>;
+}
+
+/** What runs on a disk (the job runner's groups): a read outside a job holds the disk's group. */
+export interface RepositoryHolds {
+  busy(
+    groups: readonly string[],
+  ): { type: string; title: string; target: string; jobId: string | null } | null;
+  hold(groups: readonly string[], what: { type: string; target: string; title?: string }): () => void;
+  cancellable(jobId: string | null): boolean;
 }
 
 /** The stacks a backup stops and starts, and the watch of their containers. */

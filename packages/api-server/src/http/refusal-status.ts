@@ -25,6 +25,8 @@ const STATUS: Readonly<Record<string, number>> = {
   repository_init_failed: 500,
   // 501: a host tool or a setting this operation needs is absent
   not_configured: 501,
+  // 502: a tool answered, but not with what was asked
+  repository_unreadable: 502,
   // 503: a dependency is down for now; retry later
   docker_unavailable: 503,
 };

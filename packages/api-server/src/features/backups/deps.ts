@@ -10,14 +10,15 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { startExport } from '@appliance/archive-preview';
-import { type BackupPorts, type BackupStacks, createStackControl } from '@appliance/backups';
+import { type BackupPorts, type BackupStacks, createStackControl, type ReadPorts } from '@appliance/backups';
 import { isoMillis } from '@appliance/common';
+import { externalMountpoint, mountedTargets } from '@appliance/external-disk';
 import { createComposeTool, toolEnvironment } from '@appliance/template-installer';
 import { CONTAINER_KEY_PREFIX } from '@appliance/watchers';
 import type { AppContext } from '../../context.ts';
 import { exportDeps } from '../config-archive/deps.ts';
 import { readSettings } from '../settings/index.ts';
-import { openDestination } from './destination.ts';
+import { checkDestination, openDestination } from './destination.ts';
 import { checkStaleness } from './schedules.ts';
 import {
   forgetSnapshots,
@@ -26,6 +27,7 @@ import {
   recordDrill,
   recordRun,
   recordSnapshot,
+  snapshotSizes,
   updateState,
 } from './store.ts';
 
@@ -75,6 +77,7 @@ export function backupPorts(ctx: AppContext): BackupPorts {
       readState: (plan) => readState(ctx.db, plan),
       updateState: (plan, patch) => ctx.writes.run((db) => updateState(db, plan, now(), patch)),
       recordSnapshot: (row) => ctx.writes.run((db) => recordSnapshot(db, row)),
+      snapshotSizes: (plan) => snapshotSizes(ctx.db, plan),
       recordRetention: (plan, removed, patch) =>
         ctx.writes.run((db) => {
           forgetSnapshots(db, removed);
@@ -94,7 +97,13 @@ export function backupPorts(ctx: AppContext): BackupPorts {
       const s = readSettings(ctx.db);
       return { hostname: s.hostname, timeZone: s.timezone };
     },
-    destinations: { open: (label) => openDestination(ctx, label) },
+    destinations: {
+      open: (label) => openDestination(ctx, label),
+      mounted: async (label) => {
+        const { disk } = await checkDestination(ctx, label);
+        return mountedTargets(disk).includes(externalMountpoint(label));
+      },
+    },
     stacks: stackControl(ctx),
     paths: {
       real: (p) => ctx.paths.real(p),
@@ -116,3 +125,6 @@ export function backupPorts(ctx: AppContext): BackupPorts {
     logger: ctx.logger,
   };
 }
+
+/** The ports of a read of a repository outside a job (snapshot list, configuration archive). */
+export const readPorts = (ctx: AppContext): ReadPorts => ({ ...backupPorts(ctx), holds: ctx.jobs });

@@ -15,6 +15,8 @@ import {
   checkFolderTarget,
   checkPlan,
   checkRestorePaths,
+  configArchiveOf,
+  listSnapshots,
   configCopyPath,
   type PartRef,
   type PlanSpec,
@@ -33,10 +35,9 @@ import type { Actor } from '../../services/audit.ts';
 import type { Feature } from '../feature.ts';
 import { createExternalDiskStore } from '../external-disks/store.ts';
 import { JobSchema } from '../jobs/schemas.ts';
-import { backupPorts, setAppVersion } from './deps.ts';
+import { backupPorts, readPorts, setAppVersion } from './deps.ts';
 import { checkDestination } from './destination.ts';
 import type { JobKind } from '@appliance/jobs';
-import { configArchiveOf, listSnapshots } from './repository.ts';
 import { checkStaleness, drillDue, planDue, planStale, registerSchedules } from './schedules.ts';
 import {
   CreatePlanBody,
@@ -347,7 +348,7 @@ export const feature: Feature = {
           plan: plan.name,
           destination: plan.destination,
           repository: repositoryPath(mountpoint, plan.name),
-          snapshots: await listSnapshots(ctx, plan),
+          snapshots: await listSnapshots(readPorts(ctx), plan),
         });
       },
     }),
@@ -366,7 +367,7 @@ export const feature: Feature = {
       },
       handler: async ({ ctx, params, query }) => {
         const plan = requirePlan(ctx, query.plan);
-        const archive = await configArchiveOf(ctx, plan, params.id);
+        const archive = await configArchiveOf(readPorts(ctx), plan, params.id);
         const stream = fs.createReadStream(archive.file);
         const cleanup = () => void archive.done();
         stream.once('close', cleanup);
