@@ -37,3 +37,4 @@ export {
   type SnapshotView,
   withRepository,
 } from './operations/snapshots.ts';
+export * from './node/external-destination.ts';

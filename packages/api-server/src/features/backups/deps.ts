@@ -10,15 +10,21 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { startExport } from '@appliance/archive-preview';
-import { type BackupPorts, type BackupStacks, createStackControl, type ReadPorts } from '@appliance/backups';
+import {
+  type BackupPorts,
+  type BackupStacks,
+  createStackControl,
+  type ExternalDestinationDeps,
+  externalDestinations,
+  type ReadPorts,
+} from '@appliance/backups';
 import { isoMillis } from '@appliance/common';
-import { externalMountpoint, mountedTargets } from '@appliance/external-disk';
 import { createComposeTool, toolEnvironment } from '@appliance/template-installer';
 import { CONTAINER_KEY_PREFIX } from '@appliance/watchers';
 import type { AppContext } from '../../context.ts';
 import { exportDeps } from '../config-archive/deps.ts';
 import { readSettings } from '../settings/index.ts';
-import { checkDestination, openDestination } from './destination.ts';
+import { mountDeps } from '../external-disks/deps.ts';
 import { checkStaleness } from './schedules.ts';
 import {
   forgetSnapshots,
@@ -69,6 +75,13 @@ export async function writeConfigArchive(ctx: AppContext, file: string): Promise
   return { bytes: (await fsp.stat(file)).size };
 }
 
+/** The registered external disks as backup destinations (`@appliance/external-disk`'s ports). */
+export const destinationDeps = (ctx: AppContext): ExternalDestinationDeps => ({
+  mount: mountDeps(ctx, null),
+  procDir: ctx.paths.procDir,
+  real: (p) => ctx.paths.real(p),
+});
+
 export function backupPorts(ctx: AppContext): BackupPorts {
   const now = () => isoMillis(ctx.clock.now());
   return {
@@ -97,13 +110,7 @@ export function backupPorts(ctx: AppContext): BackupPorts {
       const s = readSettings(ctx.db);
       return { hostname: s.hostname, timeZone: s.timezone };
     },
-    destinations: {
-      open: (label) => openDestination(ctx, label),
-      mounted: async (label) => {
-        const { disk } = await checkDestination(ctx, label);
-        return mountedTargets(disk).includes(externalMountpoint(label));
-      },
-    },
+    destinations: externalDestinations(destinationDeps(ctx)),
     stacks: stackControl(ctx),
     paths: {
       real: (p) => ctx.paths.real(p),

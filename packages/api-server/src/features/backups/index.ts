@@ -12,6 +12,7 @@ import {
   backupRestoreJob,
   backupRunHandler,
   backupRunJob,
+  checkExternalDestination,
   checkFolderTarget,
   checkPlan,
   checkRestorePaths,
@@ -35,8 +36,7 @@ import type { Actor } from '../../services/audit.ts';
 import type { Feature } from '../feature.ts';
 import { createExternalDiskStore } from '../external-disks/store.ts';
 import { JobSchema } from '../jobs/schemas.ts';
-import { backupPorts, readPorts, setAppVersion } from './deps.ts';
-import { checkDestination } from './destination.ts';
+import { backupPorts, destinationDeps, readPorts, setAppVersion } from './deps.ts';
 import type { JobKind } from '@appliance/jobs';
 import { checkStaleness, drillDue, planDue, planStale, registerSchedules } from './schedules.ts';
 import {
@@ -129,7 +129,7 @@ const changedFields = (before: PlanSpec, after: PlanSpec) =>
 async function startPlanJob(ctx: AppContext, actor: Actor, name: string, kind: JobKind<RunParams, unknown>) {
   const plan = requirePlan(ctx, name);
   if (plan.sealedPassword === null) throw passwordMissing(plan.name);
-  await checkDestination(ctx, plan.destination);
+  await checkExternalDestination(destinationDeps(ctx), plan.destination);
   // a drill reads the repository's snapshots, whatever box made them (after a configuration
   // restore this box has run nothing yet): the job says when there is none
   const started = await ctx.jobs.start(
@@ -428,7 +428,7 @@ export const feature: Feature = {
             e.details,
           );
         }
-        await checkDestination(ctx, plan.destination);
+        await checkExternalDestination(destinationDeps(ctx), plan.destination);
         const started = await ctx.jobs.start(
           backupRestoreJob,
           {
