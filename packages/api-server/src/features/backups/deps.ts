@@ -12,6 +12,7 @@ import { pipeline } from 'node:stream/promises';
 import { startExport } from '@appliance/archive-preview';
 import {
   type BackupPorts,
+  planNotFound,
   type BackupStacks,
   createStackControl,
   type ExternalDestinationDeps,
@@ -34,6 +35,7 @@ import {
   recordRun,
   recordSnapshot,
   snapshotSizes,
+  type StoredPlan,
   updateState,
 } from './store.ts';
 
@@ -135,3 +137,10 @@ export function backupPorts(ctx: AppContext): BackupPorts {
 
 /** The ports of a read of a repository outside a job (snapshot list, configuration archive). */
 export const readPorts = (ctx: AppContext): ReadPorts => ({ ...backupPorts(ctx), holds: ctx.jobs });
+
+/** The plan, or the refusal naming it (`backup_plan_not_found`). */
+export function requirePlan(ctx: AppContext, name: string): StoredPlan {
+  const plan = readPlan(ctx.db, name);
+  if (!plan) throw planNotFound(name);
+  return plan;
+}
