@@ -38,3 +38,13 @@ export {
   withRepository,
 } from './operations/snapshots.ts';
 export * from './node/external-destination.ts';
+export {
+  checkStaleness,
+  drillDue,
+  type PlanScheduleState,
+  planDue,
+  planStale,
+  registerBackupSchedules,
+  STALENESS_CHECK_MS,
+  type ScheduleDeps,
+} from './jobs/schedules.ts';

@@ -12,7 +12,9 @@ import { pipeline } from 'node:stream/promises';
 import { startExport } from '@appliance/archive-preview';
 import {
   type BackupPorts,
+  checkStaleness,
   planNotFound,
+  type ScheduleDeps,
   type BackupStacks,
   createStackControl,
   type ExternalDestinationDeps,
@@ -26,10 +28,11 @@ import type { AppContext } from '../../context.ts';
 import { exportDeps } from '../config-archive/deps.ts';
 import { readSettings } from '../settings/index.ts';
 import { mountDeps } from '../external-disks/deps.ts';
-import { checkStaleness } from './schedules.ts';
 import {
+  ensureState,
   forgetSnapshots,
   readPlan,
+  readPlans,
   readState,
   recordDrill,
   recordRun,
@@ -126,7 +129,7 @@ export function backupPorts(ctx: AppContext): BackupPorts {
         await ctx.hooks.raise?.(e);
       },
       runSucceeded: async () => {
-        await checkStaleness(ctx);
+        await checkStaleness(scheduleDeps(ctx));
       },
     },
     runner: ctx.runner,
@@ -143,4 +146,26 @@ export function requirePlan(ctx: AppContext, name: string): StoredPlan {
   const plan = readPlan(ctx.db, name);
   if (!plan) throw planNotFound(name);
   return plan;
+}
+
+/** The schedules' side of the plans and the server's scheduler, job runner and conditions. */
+export function scheduleDeps(ctx: AppContext): ScheduleDeps {
+  return {
+    plans: {
+      list: () => readPlans(ctx.db),
+      state: (plan) => readState(ctx.db, plan),
+      withState: async () => {
+        const plans = readPlans(ctx.db);
+        const at = isoMillis(ctx.clock.now());
+        return ctx.writes.run((db) => plans.map((plan) => ({ plan, state: ensureState(db, plan.name, at) })));
+      },
+      markScheduled: (plan, field, at) => ctx.writes.run((db) => updateState(db, plan, at, { [field]: at })),
+    },
+    timeZone: () => readSettings(ctx.db).timezone,
+    clock: ctx.clock,
+    start: (kind, params, options) => ctx.jobs.start(kind, params, options),
+    scheduler: ctx.scheduler,
+    conditions: ctx.conditions,
+    logger: ctx.logger,
+  };
 }

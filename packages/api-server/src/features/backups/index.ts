@@ -7,6 +7,11 @@ import {
   backupRunJob,
   checkExternalDestination,
   checkPlan,
+  checkStaleness,
+  drillDue,
+  planDue,
+  planStale,
+  registerBackupSchedules,
   configCopyPath,
   type PlanSpec,
   passwordMissing,
@@ -23,9 +28,8 @@ import type { Actor } from '../../services/audit.ts';
 import type { Feature } from '../feature.ts';
 import { createExternalDiskStore } from '../external-disks/store.ts';
 import { JobSchema } from '../jobs/schemas.ts';
-import { backupPorts, destinationDeps, requirePlan, setAppVersion } from './deps.ts';
+import { backupPorts, destinationDeps, requirePlan, scheduleDeps, setAppVersion } from './deps.ts';
 import type { JobKind } from '@appliance/jobs';
-import { checkStaleness, drillDue, planDue, planStale, registerSchedules } from './schedules.ts';
 import { snapshotRoutes } from './snapshot-routes.ts';
 import {
   CreatePlanBody,
@@ -51,8 +55,9 @@ import {
 function planView(ctx: AppContext, plan: StoredPlan) {
   const state = readState(ctx.db, plan.name);
   const { sealedPassword, ...rest } = plan;
-  const next = planDue(ctx, plan, state);
-  const nextDrill = drillDue(ctx, plan, state);
+  const schedules = scheduleDeps(ctx);
+  const next = planDue(schedules, plan, state);
+  const nextDrill = drillDue(schedules, plan, state);
   return {
     ...rest,
     repository: repositoryPath(externalMountpoint(plan.destination), plan.name),
@@ -70,7 +75,7 @@ function planView(ctx: AppContext, plan: StoredPlan) {
         ? { jobId: state.lastDrillJobId, state: state.lastDrillState ?? 'unknown', at: state.lastDrillAt }
         : null,
       nextDrillAt: nextDrill ? isoMillis(nextDrill) : null,
-      stale: planStale(ctx, plan, state),
+      stale: planStale(schedules, plan, state),
     },
   };
 }
@@ -136,7 +141,7 @@ export const feature: Feature = {
     ctx.jobs.register(backupRunJob, backupRunHandler(ports));
     ctx.jobs.register(backupDrillJob, backupDrillHandler(ports));
     ctx.jobs.register(backupRestoreJob, backupRestoreHandler(ports));
-    registerSchedules(ctx);
+    registerBackupSchedules(scheduleDeps(ctx));
   },
   routes: [
     defineRoute({
@@ -264,7 +269,7 @@ export const feature: Feature = {
           deletePlan(db, params.name);
           ctx.audit.record(db, actor, { operation: 'backups.plan.delete', target: params.name });
         });
-        await checkStaleness(ctx);
+        await checkStaleness(scheduleDeps(ctx));
         return noContent();
       },
     }),
