@@ -12,3 +12,39 @@ export type { PartFailure, RaisedEvent } from './core/messages.ts';
 export * from './node/restic.ts';
 export * from './node/tree.ts';
 export * from './node/stack.ts';
+export type * from './ports.ts';
+export * from './jobs/kinds.ts';
+export {
+  APPDATA_ROOT,
+  asDestinationFailure,
+  CONFIG_FILE,
+  destinationLost,
+  jobTempDir,
+  openPlanRestic,
+  passwordMissing,
+  planNotFound,
+  WATCH_MS,
+} from './jobs/common.ts';
+export { backupRunHandler } from './jobs/run.ts';
+export { backupRestoreHandler } from './jobs/restore.ts';
+export { backupDrillHandler, CHECK_GROUPS, type DrillPartResult } from './jobs/drill.ts';
+export { ensureRepository, type RetentionResult } from './jobs/repository.ts';
+export {
+  configArchiveOf,
+  listSnapshots,
+  type ReadPorts,
+  SIZES_PER_LISTING,
+  type SnapshotView,
+  withRepository,
+} from './operations/snapshots.ts';
+export * from './node/external-destination.ts';
+export {
+  checkStaleness,
+  drillDue,
+  type PlanScheduleState,
+  planDue,
+  planStale,
+  registerBackupSchedules,
+  STALENESS_CHECK_MS,
+  type ScheduleDeps,
+} from './jobs/schedules.ts';

@@ -33,8 +33,14 @@ let release: string;
 let tarballs: Record<string, string>;
 const scratches: string[] = [];
 
-/** The first ```ts fenced block of a README. */
+/**
+ * The first ```ts fenced block of a README, or the block right after a
+ * `<!-- runs from the installed package -->` line when the README marks one (its first example
+ * may need what a tarball does not ship: the package's source-only test support, root, host tools).
+ */
 export function firstTsBlock(markdown: string): string | null {
+  const marked = /^<!-- runs from the installed package -->\n+```ts\n([\s\S]*?)^```$/m.exec(markdown);
+  if (marked) return marked[1]!;
   const m = /^```ts\n([\s\S]*?)^```$/m.exec(markdown);
   return m ? m[1]! : null;
 }

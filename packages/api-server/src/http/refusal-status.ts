@@ -15,12 +15,26 @@ const STATUS: Readonly<Record<string, number>> = {
   share_not_found: 404,
   user_not_found: 404,
   group_not_found: 404,
+  // @appliance/backups: a plan that names what is not here, a snapshot or path a restore names
+  backup_plan_not_found: 404,
+  external_disk_not_found: 404,
+  stack_not_found: 404,
+  snapshot_not_found: 404,
+  path_not_in_snapshot: 404,
   // 409: the current state refuses it (the default)
+  // 500: an operation's tool failed (the backup jobs' errors)
+  backup_failed: 500,
+  drill_failed: 500,
+  restore_failed: 500,
+  retention_failed: 500,
+  repository_init_failed: 500,
   // 501: a host tool or a setting this operation needs is absent
   not_configured: 501,
   // 502: the operation ran and failed
   catalog_refresh_failed: 502,
   snapshot_failed: 502,
+  // 502: a tool answered, but not with what was asked
+  repository_unreadable: 502,
   // 503: a dependency is down for now; retry later
   docker_unavailable: 503,
 };

@@ -5,7 +5,14 @@
  * data and the checks that need facts from the installation (which stacks, shares and destinations
  * exist), in the order the API answers them.
  */
-import { AppError, badRequest, TIME_OF_DAY, WEEKDAYS, type Weekday } from '@appliance/common';
+import {
+  type Refusal,
+  refuse,
+  TIME_OF_DAY,
+  type ValidationIssue,
+  WEEKDAYS,
+  type Weekday,
+} from '@appliance/common';
 
 /** `^[a-z0-9][a-z0-9_-]{0,31}$`: one path segment of the repository folder on the disk. */
 export const PLAN_NAME_PATTERN = /^[a-z0-9][a-z0-9_-]{0,31}$/;
@@ -76,70 +83,66 @@ export interface PlanFacts {
   passphraseSet: boolean;
 }
 
+/** A plan the schema accepted but whose fields do not fit together (`bad_request`, with its issues). */
+const badPlan = (issue: ValidationIssue): Refusal =>
+  refuse('bad_request', `The request is not valid: ${issue.path || '(body)'}: ${issue.message}`, {
+    issues: [issue],
+  });
+
 /**
- * The refusal for a plan that the schema accepted, or null: shape rules first (400), then the
- * references (404), then the destination's role and the passphrase (409).
+ * The refusal for a plan that the schema accepted, or null: shape rules first (`bad_request`), then
+ * the references (`external_disk_not_found`, `stack_not_found`, `share_not_found`), then the
+ * destination's role and the passphrase (`not_a_backup_destination`, `backup_passphrase_required`).
  */
-export function checkPlan(spec: PlanSpec, facts: PlanFacts): AppError | null {
+export function checkPlan(spec: PlanSpec, facts: PlanFacts): Refusal | null {
   if (!spec.configuration && spec.stacks.length === 0 && spec.shares.length === 0)
-    return badRequest([
-      {
-        path: '',
-        message: 'choose something to back up: configuration, stacks or shares (at least one)',
-      },
-    ]);
+    return badPlan({
+      path: '',
+      message: 'choose something to back up: configuration, stacks or shares (at least one)',
+    });
   const dupStack = firstDuplicate(spec.stacks.map((s) => s.name));
-  if (dupStack !== null)
-    return badRequest([{ path: 'stacks', message: `the stack ${dupStack} is listed twice` }]);
+  if (dupStack !== null) return badPlan({ path: 'stacks', message: `the stack ${dupStack} is listed twice` });
   const dupShare = firstDuplicate(spec.shares);
-  if (dupShare !== null)
-    return badRequest([{ path: 'shares', message: `the share ${dupShare} is listed twice` }]);
+  if (dupShare !== null) return badPlan({ path: 'shares', message: `the share ${dupShare} is listed twice` });
   const r = spec.retention;
   if (r.daily + r.weekly + r.monthly === 0)
-    return badRequest([
-      {
-        path: 'retention',
-        message: 'keep at least one snapshot: set daily, weekly or monthly to 1 or more',
-      },
-    ]);
+    return badPlan({
+      path: 'retention',
+      message: 'keep at least one snapshot: set daily, weekly or monthly to 1 or more',
+    });
   const destination = facts.destinations.find((d) => d.label === spec.destination);
   if (!destination)
-    return new AppError(
-      404,
+    return refuse(
       'external_disk_not_found',
-      `No external disk is registered as "${spec.destination}": register the backup disk first (POST /api/v1/disks/external with backupDestination: true), then name its label.`,
+      `No external disk is registered as "${spec.destination}": register the backup disk first (as a backup destination), then name its label.`,
       { label: spec.destination, registered: false },
     );
   for (const s of spec.stacks) {
     if (!facts.stacks.includes(s.name))
-      return new AppError(
-        404,
+      return refuse(
         'stack_not_found',
-        `There is no stack named "${s.name}": list the stacks (GET /api/v1/stacks) and name one of them.`,
+        `There is no stack named "${s.name}": list the stacks and name one of them.`,
         { stack: s.name },
       );
   }
   for (const name of spec.shares) {
     if (!facts.shares.includes(name))
-      return new AppError(
-        404,
+      return refuse(
         'share_not_found',
-        `There is no share named "${name}": list the shares (GET /api/v1/shares) and name one of them.`,
+        `There is no share named "${name}": list the shares and name one of them.`,
         { share: name },
       );
   }
   if (!destination.backupDestination)
-    return new AppError(
-      409,
+    return refuse(
       'not_a_backup_destination',
-      `The external disk "${spec.destination}" is not marked as a backup destination: choose a disk registered with backupDestination: true.`,
+      `The external disk "${spec.destination}" is not marked as a backup destination: choose a disk registered as a backup destination.`,
       { label: spec.destination },
     );
   if (!facts.passphraseSet)
-    return new AppError(
-      409,
+    return refuse(
       'backup_passphrase_required',
-      'Set a backup passphrase first (PUT /api/v1/settings with backupPassphrase): the repository password of a plan is kept in the configuration archive under it, and without it a new box could never read these backups.',
+      'Set a backup passphrase in the settings first: the repository password of a plan is kept in the configuration archive under it, and without it a new box could never read these backups.',
     );
   return null;
 }

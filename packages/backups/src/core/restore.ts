@@ -6,7 +6,15 @@
  * level; an app-data snapshot holds the folders below the appdata location, e.g.
  * `appdata/web/config.xml`).
  */
-import { type AppError, badRequest } from '@appliance/common';
+import { type Refusal, refuse, type ValidationIssue } from '@appliance/common';
+
+/** A request field that does not fit (`bad_request`, with its issues). */
+const badRequest = (issues: ValidationIssue[]): Refusal =>
+  refuse(
+    'bad_request',
+    `The request is not valid: ${issues.map((i) => `${i.path || '(body)'}: ${i.message}`).join('; ')}`,
+    { issues },
+  );
 import { type PartRef, partLabel } from './parts.ts';
 
 export const MAX_RESTORE_PATHS = 256;
@@ -22,7 +30,7 @@ export const stamp = (at: Date): string =>
     .replace(/\.\d{3}Z$/, 'Z');
 
 /** Checks and normalizes chosen paths: relative, no `.`/`..`/empty segment; nested ones collapse. */
-export function checkRestorePaths(paths: readonly string[]): { paths: string[] } | { error: AppError } {
+export function checkRestorePaths(paths: readonly string[]): { paths: string[] } | { error: Refusal } {
   const issues: { path: string; message: string }[] = [];
   const clean: string[] = [];
   paths.forEach((raw, i) => {
@@ -60,7 +68,7 @@ export function asideName(name: string, at: Date, taken: (candidate: string) => 
 export const FOLDER_ROOTS = ['/mnt/user/', '/mnt/cache/'] as const;
 
 /** A new-folder target: absolute, under /mnt/user/<share>/ or /mnt/cache/, no `.`/`..`. */
-export function checkFolderTarget(folder: string): AppError | null {
+export function checkFolderTarget(folder: string): Refusal | null {
   const segs = folder.split('/').slice(1);
   const ok =
     folder.startsWith('/') &&

@@ -40,7 +40,7 @@ import { and, eq, isNull, like } from 'drizzle-orm';
 import type { AppContext } from '../../context.ts';
 import { backupPlans, shares, watcherConditions } from '../../db/schema.ts';
 import type { Actor } from '../../services/audit.ts';
-import { backupRestoreJob, backupRunJob } from '../backups/kinds.ts';
+import { backupRestoreJob, backupRunJob } from '@appliance/backups';
 import {
   createSqliteSourceStore,
   createSqliteStackStore,

@@ -1,19 +1,23 @@
-/**
- * Backups that run (issue 23): plans (configuration), runs, drills and restores as jobs, the
- * snapshot list, and the schedules. The decisions are @appliance/backups'; the jobs are in
- * ./run-job.ts, ./drill-job.ts and ./restore-job.ts.
- */
-import fs from 'node:fs';
-import { Readable } from 'node:stream';
 import {
-  checkFolderTarget,
+  backupDrillHandler,
+  backupDrillJob,
+  backupRestoreHandler,
+  backupRestoreJob,
+  backupRunHandler,
+  backupRunJob,
+  checkExternalDestination,
   checkPlan,
-  checkRestorePaths,
+  checkStaleness,
+  drillDue,
+  planDue,
+  planStale,
+  registerBackupSchedules,
   configCopyPath,
-  type PartRef,
   type PlanSpec,
+  passwordMissing,
+  planNotFound,
+  type RunParams,
   repositoryPath,
-  restorePhrase,
 } from '@appliance/backups';
 import { AppError, confirmationRequired, isoMillis } from '@appliance/common';
 import { externalMountpoint } from '@appliance/external-disk';
@@ -24,16 +28,10 @@ import type { Actor } from '../../services/audit.ts';
 import type { Feature } from '../feature.ts';
 import { createExternalDiskStore } from '../external-disks/store.ts';
 import { JobSchema } from '../jobs/schemas.ts';
-import { passwordMissing, setAppVersion } from './adapters.ts';
-import { checkDestination } from './destination.ts';
-import { drillJobImplementation } from './drill-job.ts';
-import { backupDrillJob, backupRestoreJob, backupRunJob, type RunParams } from './kinds.ts';
+import { backupPorts, destinationDeps, requirePlan, scheduleDeps, setAppVersion } from './deps.ts';
 import type { JobKind } from '@appliance/jobs';
-import { configArchiveOf, listSnapshots } from './repository.ts';
-import { restoreJobImplementation } from './restore-job.ts';
-import { planNotFound, runJobImplementation } from './run-job.ts';
 import { VERSION } from '../../version.ts';
-import { checkStaleness, drillDue, planDue, planStale, registerSchedules } from './schedules.ts';
+import { snapshotRoutes } from './snapshot-routes.ts';
 import {
   CreatePlanBody,
   DeletePlanBody,
@@ -41,11 +39,6 @@ import {
   PlanListSchema,
   PlanParams,
   PlanSchema,
-  RestoreBody,
-  SnapshotListSchema,
-  SnapshotParams,
-  SnapshotQuery,
-  SnapshotsQuery,
   UpdatePlanBody,
 } from './schemas.ts';
 import {
@@ -63,8 +56,9 @@ import {
 function planView(ctx: AppContext, plan: StoredPlan) {
   const state = readState(ctx.db, plan.name);
   const { sealedPassword, ...rest } = plan;
-  const next = planDue(ctx, plan, state);
-  const nextDrill = drillDue(ctx, plan, state);
+  const schedules = scheduleDeps(ctx);
+  const next = planDue(schedules, plan, state);
+  const nextDrill = drillDue(schedules, plan, state);
   return {
     ...rest,
     repository: repositoryPath(externalMountpoint(plan.destination), plan.name),
@@ -82,15 +76,9 @@ function planView(ctx: AppContext, plan: StoredPlan) {
         ? { jobId: state.lastDrillJobId, state: state.lastDrillState ?? 'unknown', at: state.lastDrillAt }
         : null,
       nextDrillAt: nextDrill ? isoMillis(nextDrill) : null,
-      stale: planStale(ctx, plan, state),
+      stale: planStale(schedules, plan, state),
     },
   };
-}
-
-function requirePlan(ctx: AppContext, name: string): StoredPlan {
-  const plan = readPlan(ctx.db, name);
-  if (!plan) throw planNotFound(name);
-  return plan;
 }
 
 /** checkPlan with the installation's facts (stacks, shares, destinations, passphrase). */
@@ -124,7 +112,7 @@ const changedFields = (before: PlanSpec, after: PlanSpec) =>
 async function startPlanJob(ctx: AppContext, actor: Actor, name: string, kind: JobKind<RunParams, unknown>) {
   const plan = requirePlan(ctx, name);
   if (plan.sealedPassword === null) throw passwordMissing(plan.name);
-  await checkDestination(ctx, plan.destination);
+  await checkExternalDestination(destinationDeps(ctx), plan.destination);
   // a drill reads the repository's snapshots, whatever box made them (after a configuration
   // restore this box has run nothing yet): the job says when there is none
   const started = await ctx.jobs.start(
@@ -150,10 +138,11 @@ export const feature: Feature = {
   ],
   start: async (ctx) => {
     setAppVersion(VERSION);
-    ctx.jobs.register(backupRunJob, runJobImplementation(ctx));
-    ctx.jobs.register(backupDrillJob, drillJobImplementation(ctx));
-    ctx.jobs.register(backupRestoreJob, restoreJobImplementation(ctx));
-    registerSchedules(ctx);
+    const ports = backupPorts(ctx);
+    ctx.jobs.register(backupRunJob, backupRunHandler(ports));
+    ctx.jobs.register(backupDrillJob, backupDrillHandler(ports));
+    ctx.jobs.register(backupRestoreJob, backupRestoreHandler(ports));
+    registerBackupSchedules(scheduleDeps(ctx));
   },
   routes: [
     defineRoute({
@@ -281,7 +270,7 @@ export const feature: Feature = {
           deletePlan(db, params.name);
           ctx.audit.record(db, actor, { operation: 'backups.plan.delete', target: params.name });
         });
-        await checkStaleness(ctx);
+        await checkStaleness(scheduleDeps(ctx));
         return noContent();
       },
     }),
@@ -323,124 +312,6 @@ export const feature: Feature = {
       handler: async ({ ctx, actor, params }) =>
         accepted(await startPlanJob(ctx, actor!, params.name, backupDrillJob)),
     }),
-    defineRoute({
-      method: 'GET',
-      path: '/backups/snapshots',
-      role: 'viewer',
-      summary: "A plan's snapshots as restic lists them, newest first, with time and size",
-      tags: ['backups'],
-      query: SnapshotsQuery,
-      responses: {
-        200: { description: 'The snapshots', schema: SnapshotListSchema },
-        ...errors,
-        409: { description: 'backup_destination_missing, job_running', schema: ErrorBody },
-      },
-      handler: async ({ ctx, query }) => {
-        const plan = requirePlan(ctx, query.plan);
-        const mountpoint = externalMountpoint(plan.destination);
-        return ok({
-          plan: plan.name,
-          destination: plan.destination,
-          repository: repositoryPath(mountpoint, plan.name),
-          snapshots: await listSnapshots(ctx, plan),
-        });
-      },
-    }),
-    defineRoute({
-      method: 'GET',
-      path: '/backups/snapshots/:id/configuration',
-      role: 'admin',
-      summary:
-        'The configuration archive a snapshot holds (restore it with the config import preview and import)',
-      tags: ['backups'],
-      params: SnapshotParams,
-      query: SnapshotQuery,
-      responses: {
-        200: { description: 'The config archive (01 §1)', contentType: 'application/zstd' },
-        ...errors,
-      },
-      handler: async ({ ctx, params, query }) => {
-        const plan = requirePlan(ctx, query.plan);
-        const archive = await configArchiveOf(ctx, plan, params.id);
-        const stream = fs.createReadStream(archive.file);
-        const cleanup = () => void archive.done();
-        stream.once('close', cleanup);
-        const stamp = archive.time.replace(/[-:]/g, '').replace(/\.\d+/, '').replace(/Z$/, 'Z');
-        return new Response(Readable.toWeb(stream) as ReadableStream, {
-          status: 200,
-          headers: {
-            'Content-Type': 'application/zstd',
-            'Cache-Control': 'no-store',
-            'Content-Disposition': `attachment; filename="appliance-config-${plan.name}-${stamp.slice(0, 16)}Z.tar.zst"`,
-          },
-        });
-      },
-    }),
-    defineRoute({
-      method: 'POST',
-      path: '/backups/restore',
-      role: 'admin',
-      summary:
-        'Restore a snapshot of a share or a stack’s app data (or chosen paths of it) into its place (typed confirmation; what is there is moved aside) or into a new folder',
-      tags: ['backups'],
-      body: RestoreBody,
-      responses: {
-        202: { description: 'The restore job (Location: /api/v1/jobs/<id>)', schema: JobSchema },
-        ...errors,
-        409: {
-          description: 'confirmation_required, backup_destination_missing, job_running',
-          schema: ErrorBody,
-        },
-      },
-      handler: async ({ ctx, actor, body }) => {
-        if ((body.share === undefined) === (body.stack === undefined))
-          throw new AppError(
-            400,
-            'bad_request',
-            'Name what the snapshot holds: exactly one of share or stack (the configuration is restored with appliance backups restore --configuration, through the config import).',
-            { issues: [{ path: 'share', message: 'give exactly one of share or stack' }] },
-          );
-        const part: PartRef =
-          body.share !== undefined
-            ? { kind: 'share', name: body.share }
-            : { kind: 'stack', name: body.stack! };
-        const checked = checkRestorePaths(body.paths);
-        if ('error' in checked) throw checked.error;
-        const folder = body.folder ?? null;
-        if (folder !== null) {
-          const bad = checkFolderTarget(folder);
-          if (bad) throw bad;
-        }
-        const plan = requirePlan(ctx, body.plan);
-        if (plan.sealedPassword === null) throw passwordMissing(plan.name);
-        if (folder === null && body.confirmation !== restorePhrase(part)) {
-          const e = confirmationRequired(restorePhrase(part));
-          throw new AppError(
-            409,
-            e.code,
-            `Restoring into its place moves what is there now aside (<name>.before-restore-<time>) and puts the snapshot's files in its place. Type exactly: ${restorePhrase(part)}`,
-            e.details,
-          );
-        }
-        await checkDestination(ctx, plan.destination);
-        const started = await ctx.jobs.start(
-          backupRestoreJob,
-          {
-            plan: plan.name,
-            destination: plan.destination,
-            snapshot: body.snapshot,
-            part,
-            paths: checked.paths,
-            folder,
-          },
-          {
-            target: part.kind === 'share' ? `share:${part.name}` : `stack:${part.name}`,
-            actor,
-            auditOperation: 'backups.restore',
-          },
-        );
-        return accepted(started.view);
-      },
-    }),
+    ...snapshotRoutes,
   ],
 };

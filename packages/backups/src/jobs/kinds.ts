@@ -1,10 +1,11 @@
 /**
  * The backup job kinds (`@appliance/jobs`): a run, a restore drill and a restore of a plan, one at a
- * time per destination disk (`backup:<label>`). Declared here, apart from their implementations,
- * so any feature starts them typed (an app update's snapshot runs `backupRunJob`).
+ * time per destination disk (`backup:<label>`). Declared apart from their handlers, so any caller
+ * starts them typed (an app update's snapshot runs `backupRunJob`).
  */
-import { destinationGroup, type PartRef } from '@appliance/backups';
 import { defineJob } from '@appliance/jobs';
+import type { PartRef } from '../core/parts.ts';
+import { destinationGroup } from '../core/plan.ts';
 
 export interface RunParams {
   plan: string;

@@ -6,54 +6,49 @@
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import {
-  destinationGroup,
-  type PartRef,
-  partOfTags,
-  type Restic,
-  repositoryPath,
-  rootsOfTags,
-} from '@appliance/backups';
-import { AppError, isoMillis } from '@appliance/common';
-import { externalMountpoint, mountedTargets } from '@appliance/external-disk';
-import type { AppContext } from '../../context.ts';
+import { isoMillis, refuse } from '@appliance/common';
 import { jobRunning } from '@appliance/jobs';
-import { jobTempDir, openPlanRestic, passwordMissing } from './adapters.ts';
-import { checkDestination, type Destination, openDestination } from './destination.ts';
-import { CONFIG_FILE } from './run-job.ts';
-import { recordSnapshot, type StoredPlan, snapshotSizes } from './store.ts';
+import { type PartRef, partKey, partOfTags, rootsOfTags } from '../core/parts.ts';
+import { type BackupPlan, destinationGroup, repositoryPath } from '../core/plan.ts';
+import { CONFIG_FILE, jobTempDir, openPlanRestic, passwordMissing } from '../jobs/common.ts';
+import type { Restic } from '../node/restic.ts';
+import type { BackupPorts, Destination, RepositoryHolds } from '../ports.ts';
 
 /** Snapshot sizes computed per listing (`restic stats`) when a run here did not record them. */
 export const SIZES_PER_LISTING = 25;
 
+/** The ports a read of a repository needs: the jobs' holds on top of the jobs' own ports. */
+export type ReadPorts = BackupPorts & { holds: RepositoryHolds };
+
+const mountpointOf = (label: string) => `/mnt/disks/${label}`;
+
+/** Runs `fn` with restic on the plan's repository, the disk mounted for it when no job has it. */
 export async function withRepository<T>(
-  ctx: AppContext,
-  plan: StoredPlan,
+  ports: ReadPorts,
+  plan: BackupPlan,
   fn: (restic: Restic) => Promise<T>,
 ): Promise<T> {
-  if (plan.sealedPassword === null) throw passwordMissing(plan.name);
+  if ((await ports.secrets.repositoryPassword(plan.name)) === null) throw passwordMissing(plan.name);
   const group = destinationGroup(plan.destination);
-  const holder = ctx.jobs.busy([group]);
+  const holder = ports.holds.busy([group]);
   let release: (() => void) | null = null;
   let dest: Destination | null = null;
   if (holder) {
-    const { disk } = await checkDestination(ctx, plan.destination);
-    if (!mountedTargets(disk).includes(externalMountpoint(plan.destination)))
-      throw jobRunning({ ...holder, cancellable: ctx.jobs.cancellable(holder.jobId) });
+    if (!(await ports.destinations.mounted(plan.destination)))
+      throw jobRunning({ ...holder, cancellable: ports.holds.cancellable(holder.jobId) });
   } else {
-    release = ctx.jobs.hold([group], {
+    release = ports.holds.hold([group], {
       type: 'backups.read',
       target: plan.name,
       title: 'reading the backups',
     });
   }
-  const id = randomUUID();
   try {
-    if (!holder) dest = await openDestination(ctx, plan.destination);
-    const tmp = await jobTempDir(ctx, id);
+    if (!holder) dest = await ports.destinations.open(plan.destination);
+    const tmp = await jobTempDir(ports, randomUUID());
     try {
-      const repository = ctx.paths.real(repositoryPath(externalMountpoint(plan.destination), plan.name));
-      const restic = await openPlanRestic(ctx, plan, repository, tmp.dir);
+      const repository = ports.paths.real(repositoryPath(mountpointOf(plan.destination), plan.name));
+      const restic = await openPlanRestic(ports, plan.name, repository, tmp.dir);
       try {
         return await fn(restic);
       } finally {
@@ -80,18 +75,16 @@ export interface SnapshotView {
   files: number | null;
 }
 
-/** `GET /backups/snapshots?plan=`: restic's own list, newest first, with sizes. */
-export async function listSnapshots(ctx: AppContext, plan: StoredPlan): Promise<SnapshotView[]> {
-  return withRepository(ctx, plan, async (restic) => {
+const unreadable = (line: string) =>
+  refuse('repository_unreadable', `restic could not read the repository: ${line}`);
+
+/** A plan's snapshots as restic lists them, newest first, with sizes (computed when unknown). */
+export async function listSnapshots(ports: ReadPorts, plan: BackupPlan): Promise<SnapshotView[]> {
+  return withRepository(ports, plan, async (restic) => {
     if (!(await restic.exists())) return [];
     const { run, snapshots } = await restic.snapshots();
-    if (run.errorLine !== null)
-      throw new AppError(
-        502,
-        'repository_unreadable',
-        `restic could not read the repository: ${run.errorLine}`,
-      );
-    const sizes = snapshotSizes(ctx.db, plan.name);
+    if (run.errorLine !== null) throw unreadable(run.errorLine);
+    const sizes = await ports.store.snapshotSizes(plan.name);
     const newest = [...snapshots].sort((a, b) => Date.parse(b.time) - Date.parse(a.time));
     let computed = 0;
     const out: SnapshotView[] = [];
@@ -103,14 +96,13 @@ export async function listSnapshots(ctx: AppContext, plan: StoredPlan): Promise<
         if (stats) {
           size = { sizeBytes: stats.bytes, dataAddedBytes: null, files: stats.files };
           const part = partOfTags(s.tags);
-          const row = {
+          await ports.store.recordSnapshot({
             id: s.shortId,
             plan: plan.name,
-            part: part ? (part.kind === 'config' ? 'config' : `${part.kind}:${part.name}`) : 'other',
+            part: part ? partKey(part) : 'other',
             time: isoMillis(new Date(s.time)),
             ...size,
-          };
-          await ctx.writes.run((db) => recordSnapshot(db, row));
+          });
         }
       }
       out.push({
@@ -134,28 +126,20 @@ export async function listSnapshots(ctx: AppContext, plan: StoredPlan): Promise<
  * streams it and calls `done`). Refused for a snapshot of another part.
  */
 export async function configArchiveOf(
-  ctx: AppContext,
-  plan: StoredPlan,
+  ports: ReadPorts,
+  plan: BackupPlan,
   snapshot: string,
 ): Promise<{ file: string; time: string; done(): Promise<void> }> {
-  const out = await jobTempDir(ctx, `config-${randomUUID()}`);
+  const out = await jobTempDir(ports, `config-${randomUUID()}`);
   try {
-    const time = await withRepository(ctx, plan, async (restic) => {
+    const time = await withRepository(ports, plan, async (restic) => {
       const { run, snapshots } = await restic.snapshots();
-      if (run.errorLine !== null)
-        throw new AppError(
-          502,
-          'repository_unreadable',
-          `restic could not read the repository: ${run.errorLine}`,
-        );
+      if (run.errorLine !== null) throw unreadable(run.errorLine);
       const snap = snapshots.find((s) => s.id.startsWith(snapshot));
       if (!snap)
-        throw new AppError(404, 'snapshot_not_found', `Plan ${plan.name} has no snapshot ${snapshot}.`, {
-          snapshot,
-        });
+        throw refuse('snapshot_not_found', `Plan ${plan.name} has no snapshot ${snapshot}.`, { snapshot });
       if (partOfTags(snap.tags)?.kind !== 'config')
-        throw new AppError(
-          409,
+        throw refuse(
           'snapshot_part_mismatch',
           `Snapshot ${snap.shortId} does not hold the configuration: choose a snapshot of the configuration.`,
           { snapshot: snap.shortId },
@@ -167,7 +151,7 @@ export async function configArchiveOf(
         verify: true,
       });
       if (r.errorLine !== null)
-        throw new AppError(500, 'restore_failed', `restic could not restore the archive: ${r.errorLine}`);
+        throw refuse('restore_failed', `restic could not restore the archive: ${r.errorLine}`);
       return snap.time;
     });
     const file = path.join(out.dir, CONFIG_FILE);

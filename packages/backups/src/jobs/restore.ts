@@ -8,31 +8,21 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import {
-  asideName,
-  includePattern,
-  partKey,
-  partLabel,
-  partOfTags,
-  type Restic,
-  restoreRoots,
-  rootsOfTags,
-  type TreeNode,
-} from '@appliance/backups';
-import { AppError } from '@appliance/common';
-import type { AppContext } from '../../context.ts';
+import { refuse } from '@appliance/common';
 import type { JobHandle, JobImplementation } from '@appliance/jobs';
+import type { TreeNode } from '../core/drill.ts';
+import { partKey, partLabel, partOfTags, rootsOfTags } from '../core/parts.ts';
+import { asideName, includePattern, restoreRoots } from '../core/restore.ts';
+import type { Restic } from '../node/restic.ts';
+import type { BackupPaths, BackupPorts, Destination } from '../ports.ts';
+import { APPDATA_ROOT, onDestination, openPlanForJob, openPlanRestic, watched } from './common.ts';
 import type { RestoreParams } from './kinds.ts';
-import { openPlanRestic, stackControl } from './adapters.ts';
-import { APPDATA_ROOT, onDestination, openPlanForJob, pauseStackWatch, watched } from './run-job.ts';
-
-export type { RestoreParams } from './kinds.ts';
 
 const unsafe = (where: string, why: string) =>
-  new AppError(409, 'restore_path_unsafe', `Restoring files: ${where} ${why}.`, { path: where });
+  refuse('restore_path_unsafe', `Restoring files: ${where} ${why}.`, { path: where });
 
 /** Every existing component from `base` (included) down to `target`'s parent is a real folder. */
-async function assertNoLinks(ctx: AppContext, base: string, target: string): Promise<void> {
+async function assertNoLinks(paths: BackupPaths, base: string, target: string): Promise<void> {
   const rel = path.relative(base, path.dirname(target));
   const chain = [
     base,
@@ -41,7 +31,7 @@ async function assertNoLinks(ctx: AppContext, base: string, target: string): Pro
   for (const p of chain) {
     const st = await fs.lstat(p).catch(() => null);
     if (st === null) return;
-    const shown = ctx.paths.logical(p) ?? p;
+    const shown = paths.logical(p) ?? p;
     if (st.isSymbolicLink()) throw unsafe(shown, 'is a symbolic link, which is never followed');
     if (!st.isDirectory()) throw unsafe(shown, 'is not a directory');
   }
@@ -54,10 +44,16 @@ async function writtenBy(pid: number): Promise<number | null> {
   return m ? Number(m[1]) : null;
 }
 
+const exists = (p: string) =>
+  fs.lstat(p).then(
+    () => true,
+    () => false,
+  );
+
 async function restoreWithProgress(
   job: JobHandle,
   restic: Restic,
-  dest: Parameters<typeof watched>[0],
+  dest: Destination,
   input: { snapshot: string; target: string; include?: string[] },
   totalBytes: number,
 ) {
@@ -90,23 +86,23 @@ async function restoreWithProgress(
   }
 }
 
-export function restoreJobImplementation(
-  ctx: AppContext,
+/** The handler of `backupRestoreJob` over the ports. */
+export function backupRestoreHandler(
+  ports: BackupPorts,
 ): JobImplementation<RestoreParams, Record<string, unknown>> {
   return {
     run: (job, params) =>
       onDestination(params.destination, async (seen) => {
-        const { plan, dest, tmp } = await openPlanForJob(ctx, job, params.plan, seen);
+        const { plan, dest, tmp } = await openPlanForJob(ports, job, params.plan, seen);
         try {
-          const restic = await openPlanRestic(ctx, plan, dest.repository(plan.name), tmp.dir);
+          const restic = await openPlanRestic(ports, plan.name, dest.repository(plan.name), tmp.dir);
           try {
             if (!(await restic.exists()))
-              throw new AppError(
-                404,
+              throw refuse(
                 'snapshot_not_found',
                 `Plan ${plan.name} has no repository on "${plan.destination}".`,
               );
-            return await restore(ctx, job, params, restic, dest);
+            return await restore(ports, job, params, restic, dest);
           } finally {
             await restic.close();
           }
@@ -119,52 +115,52 @@ export function restoreJobImplementation(
   };
 }
 
-async function restore(
-  ctx: AppContext,
-  job: JobHandle,
-  params: RestoreParams,
-  restic: Restic,
-  dest: Parameters<typeof watched>[0],
-) {
+/** The snapshot the restore names, checked against the part and the chosen paths. */
+async function findSnapshot(job: JobHandle, params: RestoreParams, restic: Restic) {
   job.phase('snapshot');
   const { run, snapshots } = await restic.snapshots();
-  if (run.errorLine !== null)
-    throw new AppError(500, 'restore_failed', `restic snapshots failed: ${run.errorLine}`);
+  if (run.errorLine !== null) throw refuse('restore_failed', `restic snapshots failed: ${run.errorLine}`);
   const found = snapshots.filter((s) => s.id.startsWith(params.snapshot));
   if (found.length === 0)
-    throw new AppError(
-      404,
+    throw refuse(
       'snapshot_not_found',
       `Plan ${params.plan} has no snapshot ${params.snapshot}: list them (appliance backups snapshots ${params.plan}).`,
       { snapshot: params.snapshot },
     );
   if (found.length > 1)
-    throw new AppError(
-      409,
+    throw refuse(
       'snapshot_ambiguous',
       `More than one snapshot starts with ${params.snapshot}: give more of its id.`,
     );
   const snap = found[0]!;
   const holds = partOfTags(snap.tags);
   if (!holds || partKey(holds) !== partKey(params.part))
-    throw new AppError(
-      409,
+    throw refuse(
       'snapshot_part_mismatch',
       `Snapshot ${snap.shortId} holds ${holds ? partLabel(holds) : 'nothing of this plan'}, not ${partLabel(params.part)}.`,
       { snapshot: snap.shortId, holds },
     );
   const { run: lsRun, nodes } = await restic.ls(snap.id, { signal: job.signal });
-  if (lsRun.errorLine !== null)
-    throw new AppError(500, 'restore_failed', `restic ls failed: ${lsRun.errorLine}`);
+  if (lsRun.errorLine !== null) throw refuse('restore_failed', `restic ls failed: ${lsRun.errorLine}`);
   const byPath = new Set(nodes.map((n) => n.path));
   const missing = params.paths.filter((p) => !byPath.has(p));
   if (missing.length > 0)
-    throw new AppError(
-      404,
+    throw refuse(
       'path_not_in_snapshot',
       `Snapshot ${snap.shortId} does not hold ${missing.slice(0, 5).join(', ')}: paths are relative to the snapshot's root, as its file list shows them.`,
       { paths: missing },
     );
+  return { snap, nodes };
+}
+
+async function restore(
+  ports: BackupPorts,
+  job: JobHandle,
+  params: RestoreParams,
+  restic: Restic,
+  dest: Destination,
+) {
+  const { snap, nodes } = await findSnapshot(job, params, restic);
   const roots = restoreRoots({
     part: params.part,
     chosen: params.paths,
@@ -177,28 +173,18 @@ async function restore(
     .filter((n) => n.type === 'file' && inRoots(n))
     .reduce((s, n) => s + (n.size ?? 0), 0);
   const include = params.paths.length > 0 ? roots.map(includePattern) : undefined;
-  const base = ctx.paths.real(params.part.kind === 'share' ? `/mnt/user/${params.part.name}` : APPDATA_ROOT);
+  const paths = ports.paths;
+  const base = paths.real(params.part.kind === 'share' ? `/mnt/user/${params.part.name}` : APPDATA_ROOT);
 
   if (params.folder !== null) {
-    const target = ctx.paths.real(params.folder);
-    const top = ctx.paths.real(
-      params.folder.startsWith('/mnt/user/') ? params.folder.split('/').slice(0, 4).join('/') : APPDATA_ROOT,
+    const folder = params.folder;
+    const target = paths.real(folder);
+    const top = paths.real(
+      folder.startsWith('/mnt/user/') ? folder.split('/').slice(0, 4).join('/') : APPDATA_ROOT,
     );
-    await assertNoLinks(ctx, top, target);
-    if (
-      await fs.lstat(target).then(
-        () => true,
-        () => false,
-      )
-    )
-      throw new AppError(
-        409,
-        'restore_target_exists',
-        `${params.folder} already exists: choose a new folder.`,
-        {
-          folder: params.folder,
-        },
-      );
+    await assertNoLinks(paths, top, target);
+    if (await exists(target))
+      throw refuse('restore_target_exists', `${folder} already exists: choose a new folder.`, { folder });
     await fs.mkdir(path.dirname(target), { recursive: true });
     await fs.mkdir(target, { mode: 0o755 });
     job.phase('restore', { cancellable: true });
@@ -210,22 +196,17 @@ async function restore(
       totalBytes,
     );
     if (r.lost)
-      throw new AppError(
-        500,
+      throw refuse(
         'restore_failed',
-        `The backup disk "${dest.label}" stopped answering during the restore: re-attach it and restore again. What restic wrote is in ${params.folder}.`,
+        `The backup disk "${dest.label}" stopped answering during the restore: re-attach it and restore again. What restic wrote is in ${folder}.`,
       );
     if (r.cancelled) return null;
     if (r.errorLine !== null)
-      throw new AppError(
-        500,
-        'restore_failed',
-        `restic restore failed: ${r.errorLine}. What it wrote is in ${params.folder}.`,
-      );
+      throw refuse('restore_failed', `restic restore failed: ${r.errorLine}. What it wrote is in ${folder}.`);
     return {
       snapshot: snap.shortId,
       part: params.part,
-      target: params.folder,
+      target: folder,
       restored: roots,
       movedAside: [],
       stackStarted: false,
@@ -233,15 +214,10 @@ async function restore(
   }
 
   // into its place
-  const stacks = stackControl(ctx);
+  const stacks = ports.stacks;
   const stackName = params.part.kind === 'stack' ? params.part.name : null;
-  const stackExists =
-    stackName !== null &&
-    (await fs.stat(path.join(ctx.paths.stacksDir, stackName, 'docker-compose.yml')).then(
-      () => true,
-      () => false,
-    ));
-  for (const r of roots) await assertNoLinks(ctx, base, path.join(base, r));
+  const stackExists = stackName !== null && (await stacks.exists(stackName));
+  for (const r of roots) await assertNoLinks(paths, base, path.join(base, r));
   let wasRunning = false;
   let started = false;
   let unpause: (() => void) | null = null;
@@ -249,7 +225,7 @@ async function restore(
     wasRunning = (await stacks.running(stackName)).length > 0;
     if (wasRunning) {
       job.phase('stop the stack');
-      unpause = pauseStackWatch(ctx, stackName);
+      unpause = stacks.pauseWatch(stackName);
       await stacks.stop(stackName).catch((err: unknown) => {
         unpause?.();
         throw err;
@@ -258,18 +234,13 @@ async function restore(
   }
   const moved: { from: string; to: string }[] = [];
   const createdHere: string[] = [];
-  const now = ctx.clock.now();
+  const now = ports.clock.now();
   try {
     await fs.mkdir(base, { recursive: true });
     job.phase('move aside');
     for (const r of roots) {
       const p = path.join(base, r);
-      if (
-        await fs.lstat(p).then(
-          () => true,
-          () => false,
-        )
-      ) {
+      if (await exists(p)) {
         const dir = path.dirname(p);
         const names = new Set(await fs.readdir(dir));
         const to = path.join(
@@ -293,8 +264,7 @@ async function restore(
       for (const p of [...moved.map((m) => m.from), ...createdHere])
         await fs.rm(p, { recursive: true, force: true });
       for (const m of moved.reverse()) await fs.rename(m.to, m.from);
-      throw new AppError(
-        500,
+      throw refuse(
         'restore_failed',
         `${r.lost ? `The backup disk "${dest.label}" stopped answering during the restore (re-attach it and restore again)` : `restic restore failed: ${r.errorLine ?? 'stopped'}`}. Nothing changed: the files that were there are back in place.`,
       );
@@ -311,7 +281,7 @@ async function restore(
     }
     unpause?.();
   }
-  const logical = (p: string) => ctx.paths.logical(p) ?? p;
+  const logical = (p: string) => paths.logical(p) ?? p;
   return {
     snapshot: snap.shortId,
     part: params.part,

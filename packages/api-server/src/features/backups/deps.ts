@@ -1,0 +1,171 @@
+/**
+ * The server's side of `@appliance/backups`' ports: the plans and their state in SQLite, the
+ * repository password unsealed by the context's sealer, the settings, the registered external
+ * disk as the destination, the stacks' compose tool, the configuration export, events and
+ * staleness. The jobs themselves are the package's (`backupRunHandler`, `backupRestoreHandler`,
+ * `backupDrillHandler`).
+ */
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { startExport } from '@appliance/archive-preview';
+import {
+  type BackupPorts,
+  checkStaleness,
+  planNotFound,
+  type ScheduleDeps,
+  type BackupStacks,
+  createStackControl,
+  type ExternalDestinationDeps,
+  externalDestinations,
+  type ReadPorts,
+} from '@appliance/backups';
+import { isoMillis } from '@appliance/common';
+import { createComposeTool, toolEnvironment } from '@appliance/template-installer';
+import { CONTAINER_KEY_PREFIX } from '@appliance/watchers';
+import type { AppContext } from '../../context.ts';
+import { exportDeps } from '../config-archive/deps.ts';
+import { readSettings } from '../settings/index.ts';
+import { mountDeps } from '../external-disks/deps.ts';
+import {
+  ensureState,
+  forgetSnapshots,
+  readPlan,
+  readPlans,
+  readState,
+  recordDrill,
+  recordRun,
+  recordSnapshot,
+  snapshotSizes,
+  type StoredPlan,
+  updateState,
+} from './store.ts';
+
+let appVersion = '0.0.0';
+export const setAppVersion = (v: string) => {
+  appVersion = v;
+};
+
+/** The stacks' compose tool and `docker`, with the daemon's DOCKER_HOST (read at each call). */
+export function stackControl(ctx: AppContext): BackupStacks {
+  const control = createStackControl({
+    runner: ctx.runner,
+    stacksDir: ctx.paths.stacksDir,
+    compose: async () => {
+      const tool = await createComposeTool(ctx.runner, process.env).detect();
+      return { command: tool.command, prefix: tool.prefix };
+    },
+    get env() {
+      return toolEnvironment(process.env);
+    },
+  });
+  return {
+    ...control,
+    exists: (stack) =>
+      fsp.stat(path.join(ctx.paths.stacksDir, stack, 'docker-compose.yml')).then(
+        () => true,
+        () => false,
+      ),
+    // a condition that held before the stop and holds after is the same condition
+    pauseWatch: (stack) => ctx.watchers.pause([`${CONTAINER_KEY_PREFIX}${stack}/`]),
+  };
+}
+
+/** Writes the configuration archive (01 §1, the export's own code) to `file`, mode 0600. */
+export async function writeConfigArchive(ctx: AppContext, file: string): Promise<{ bytes: number }> {
+  const result = await startExport(exportDeps(ctx, appVersion));
+  await pipeline(result.stream, fs.createWriteStream(file, { mode: 0o600, flags: 'wx' }));
+  await result.done;
+  return { bytes: (await fsp.stat(file)).size };
+}
+
+/** The registered external disks as backup destinations (`@appliance/external-disk`'s ports). */
+export const destinationDeps = (ctx: AppContext): ExternalDestinationDeps => ({
+  mount: mountDeps(ctx, null),
+  procDir: ctx.paths.procDir,
+  real: (p) => ctx.paths.real(p),
+});
+
+export function backupPorts(ctx: AppContext): BackupPorts {
+  const now = () => isoMillis(ctx.clock.now());
+  return {
+    store: {
+      readPlan: (name) => readPlan(ctx.db, name),
+      readState: (plan) => readState(ctx.db, plan),
+      updateState: (plan, patch) => ctx.writes.run((db) => updateState(db, plan, now(), patch)),
+      recordSnapshot: (row) => ctx.writes.run((db) => recordSnapshot(db, row)),
+      snapshotSizes: (plan) => snapshotSizes(ctx.db, plan),
+      recordRetention: (plan, removed, patch) =>
+        ctx.writes.run((db) => {
+          forgetSnapshots(db, removed);
+          updateState(db, plan, now(), patch);
+        }),
+      recordRun: (plan, at, jobId, state) => ctx.writes.run((db) => recordRun(db, plan, at, jobId, state)),
+      recordDrill: (plan, at, jobId, state) =>
+        ctx.writes.run((db) => recordDrill(db, plan, at, jobId, state)),
+    },
+    secrets: {
+      repositoryPassword: (plan) => {
+        const sealed = readPlan(ctx.db, plan)?.sealedPassword ?? null;
+        return sealed === null ? null : ctx.sealer.unsealText(sealed);
+      },
+    },
+    settings: () => {
+      const s = readSettings(ctx.db);
+      return { hostname: s.hostname, timeZone: s.timezone };
+    },
+    destinations: externalDestinations(destinationDeps(ctx)),
+    stacks: stackControl(ctx),
+    paths: {
+      real: (p) => ctx.paths.real(p),
+      logical: (p) => ctx.paths.logical(p),
+      tmpDir: path.join(ctx.paths.stateDir, 'tmp'),
+      resticCache: path.join(ctx.paths.stateDir, 'cache', 'restic'),
+    },
+    configArchive: { write: (file) => writeConfigArchive(ctx, file) },
+    events: {
+      raise: async (e) => {
+        await ctx.hooks.raise?.(e);
+      },
+      runSucceeded: async () => {
+        await checkStaleness(scheduleDeps(ctx));
+      },
+    },
+    runner: ctx.runner,
+    clock: ctx.clock,
+    logger: ctx.logger,
+  };
+}
+
+/** The ports of a read of a repository outside a job (snapshot list, configuration archive). */
+export const readPorts = (ctx: AppContext): ReadPorts => ({ ...backupPorts(ctx), holds: ctx.jobs });
+
+/** The plan, or the refusal naming it (`backup_plan_not_found`). */
+export function requirePlan(ctx: AppContext, name: string): StoredPlan {
+  const plan = readPlan(ctx.db, name);
+  if (!plan) throw planNotFound(name);
+  return plan;
+}
+
+/** The schedules' side of the plans and the server's scheduler, job runner and conditions. */
+export function scheduleDeps(ctx: AppContext): ScheduleDeps {
+  return {
+    plans: {
+      list: () => readPlans(ctx.db),
+      state: (plan) => readState(ctx.db, plan),
+      withState: async () => {
+        const plans = readPlans(ctx.db);
+        const at = isoMillis(ctx.clock.now());
+        return ctx.writes.run((db) => plans.map((plan) => ({ plan, state: ensureState(db, plan.name, at) })));
+      },
+      markScheduled: (plan, field, at) => ctx.writes.run((db) => updateState(db, plan, at, { [field]: at })),
+    },
+    timeZone: () => readSettings(ctx.db).timezone,
+    clock: ctx.clock,
+    start: (kind, params, options) => ctx.jobs.start(kind, params, options),
+    scheduler: ctx.scheduler,
+    conditions: ctx.conditions,
+    logger: ctx.logger,
+  };
+}
