@@ -22,6 +22,14 @@ export const pages: RouteObject[] = [
     lazy: () => import('./pages/Shares.tsx').then((m) => ({ Component: m.ShareDetail })),
   },
   { path: 'apps', lazy: () => import('./pages/Apps.tsx').then((m) => ({ Component: m.Apps })) },
+  {
+    path: 'apps/catalog',
+    lazy: () => import('./pages/Catalog.tsx').then((m) => ({ Component: m.Catalog })),
+  },
+  {
+    path: 'apps/install/:id',
+    lazy: () => import('./pages/Catalog.tsx').then((m) => ({ Component: m.InstallTemplate })),
+  },
   { path: 'apps/:name', lazy: () => import('./pages/Apps.tsx').then((m) => ({ Component: m.AppDetail })) },
   {
     path: 'notifications',

@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
-import { Button } from 'react-aria-components';
+import { Button, Form, Input, Label, TextField } from 'react-aria-components';
 import { Link, useNavigate, useParams } from 'react-router';
 import { api, formatTime, jobTitle } from '../api.ts';
 import { Check } from '../forms.tsx';
@@ -32,7 +32,7 @@ const STATUS_WORDS: Record<Stack['status'], string> = {
 export function Apps() {
   const stacks = useQuery({ queryKey: ['stacks'], queryFn: () => api.get('/stacks') });
   return (
-    <Page title="Apps">
+    <Page title="Apps" actions={<Link to="/apps/catalog">App catalog</Link>}>
       <Card title="Installed apps" id="stacks">
         <ErrorNote error={stacks.error} />
         {!stacks.data ? <Loading what="the apps" /> : null}
@@ -132,6 +132,59 @@ function Logs({ name }: { name: string }) {
           </Scroll>
         )
       ) : null}
+    </Card>
+  );
+}
+
+/**
+ * Change one of the stack's inputs (`PUT /stacks/{name}/values`): the install rules and the compose
+ * check run again; a running stack is restarted (the start job is followed like the others).
+ */
+function Values({ name, onRestart }: { name: string; onRestart: (jobId: string) => void }) {
+  const readOnly = useReadOnly();
+  const qc = useQueryClient();
+  const [input, setInput] = useState('');
+  const [value, setValue] = useState('');
+  const save = useMutation({
+    mutationFn: () =>
+      api.put('/stacks/{name}/values', { params: { name }, body: { values: { [input]: value } } }),
+    onSuccess: (r) => {
+      if (r.restart) onRestart(r.restart.id);
+      void qc.invalidateQueries({ queryKey: ['stack', name] });
+    },
+  });
+  return (
+    <Card title="Values" id="stack-values">
+      <p className="muted">
+        Change one of the app's inputs by its name (as in its template, e.g. WEBUI_PORT).
+      </p>
+      <Form
+        className="form"
+        onSubmit={(e) => {
+          e.preventDefault();
+          save.mutate();
+        }}
+      >
+        <TextField className="field" value={input} onChange={setInput} isDisabled={readOnly}>
+          <Label>Input</Label>
+          <Input autoComplete="off" spellCheck={false} />
+        </TextField>
+        <TextField className="field" value={value} onChange={setValue} isDisabled={readOnly}>
+          <Label>New value</Label>
+          <Input autoComplete="off" spellCheck={false} />
+        </TextField>
+        <ErrorNote error={save.error} />
+        {save.data ? (
+          <p role="status" data-testid="values-saved">
+            {save.data.changed.length === 0
+              ? 'Nothing changed.'
+              : `Changed ${save.data.changed.join(', ')}${save.data.restart ? '; the app restarts to use it.' : '.'}`}
+          </p>
+        ) : null}
+        <Button type="submit" className="button" isDisabled={readOnly || save.isPending || input === ''}>
+          Save value
+        </Button>
+      </Form>
     </Card>
   );
 }
@@ -306,6 +359,7 @@ function AppDetailOf({ name }: { name: string }) {
           </Card>
         </div>
       ) : null}
+      {s?.template ? <Values name={name} onRestart={setJobId} /> : null}
       {s ? <Logs name={name} /> : null}
     </Page>
   );
