@@ -11,6 +11,7 @@ const links = [
   ['/', 'Dashboard'],
   ['/disks', 'Disks'],
   ['/parity', 'Parity'],
+  ['/mover', 'Mover'],
   ['/jobs', 'Jobs'],
   ['/backups', 'Backups'],
   ['/external-disks', 'External disks'],

@@ -45,6 +45,7 @@ export const pages: RouteObject[] = [
     path: 'configuration',
     lazy: () => import('./pages/Configuration.tsx').then((m) => ({ Component: m.Configuration })),
   },
+  { path: 'mover', lazy: () => import('./pages/Mover.tsx').then((m) => ({ Component: m.Mover })) },
   { path: 'audit', lazy: () => import('./pages/Audit.tsx').then((m) => ({ Component: m.Audit })) },
   { path: 'users', lazy: () => import('./pages/Users.tsx').then((m) => ({ Component: m.Users })) },
   { path: '*', element: <NotFound /> },
