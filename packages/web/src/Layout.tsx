@@ -20,6 +20,7 @@ const links = [
   ['/notifications', 'Notifications'],
   ['/users', 'Users'],
   ['/settings', 'Settings'],
+  ['/updates', 'Updates'],
   ['/configuration', 'Configuration'],
   ['/audit', 'Audit'],
 ] as const;
