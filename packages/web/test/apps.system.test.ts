@@ -1,7 +1,7 @@
 /**
  * The apps pages in chromium against the real service and a private dockerd: a busybox stack
  * installed from a lab catalog source (through the API), then started from its page (the job
- * followed live; its port answers on loopback), its logs shown, stopped, an update with a
+ * followed live; its port answers on loopback), its logs followed live (server-sent events), stopped, an update with a
  * snapshot refused with the API's sentence, and removed with the typed phrase (its folder gone,
  * its data kept); axe-core and screenshots.
  */
@@ -137,7 +137,9 @@ describe('the apps pages', () => {
     await tab.page.getByTestId('stack-job').filter({ hasText: 'succeeded' }).waitFor({ timeout: 120_000 });
     await tab.page.getByTestId('stack-status').filter({ hasText: 'running' }).waitFor({ timeout: 30_000 });
     expect(await fetchText(port)).toBe('hello from the app\n');
+    // the logs follow the stream (GET …/logs?follow=1): the line comes without a reload
     await tab.page.getByTestId('stack-log-lines').filter({ hasText: 'web | web says hello' }).waitFor();
+    await tab.page.getByTestId('stack-log-state').filter({ hasText: 'Following live' }).waitFor();
     expect(await check(tab.page, '41-app')).toEqual([]);
   });
 

@@ -111,27 +111,59 @@ function JobCard({ id }: { id: string }) {
   );
 }
 
-function Logs({ name }: { name: string }) {
-  const logs = useQuery({
-    queryKey: ['stack-logs', name],
-    queryFn: () => api.get('/stacks/{name}/logs', { params: { name }, query: { tail: '200' } }),
-    refetchInterval: 3000,
-  });
+type LogLine = Awaited<ReturnType<typeof api.get<'/stacks/{name}/logs'>>>['lines'][number];
+const LOG_LINES = 200;
+
+/**
+ * The stack's logs followed live (`GET /stacks/{name}/logs?follow=1`, server-sent events): the
+ * last 200 lines, then each new one. A reconnection starts again from the last 200, and so does a
+ * change of the stack's state (a stream of a stack with no container ends at once).
+ */
+function Logs({ name, status }: { name: string; status: string }) {
+  const [lines, setLines] = useState<LogLine[]>([]);
+  const [state, setState] = useState<'connecting' | 'live' | 'reconnecting' | 'ended'>('connecting');
+  const [ended, setEnded] = useState<string | null>(null);
+  useEffect(() => {
+    const stream = api.stackLogs(
+      name,
+      { tail: LOG_LINES },
+      {
+        onOpen: () => {
+          setState('live');
+          setEnded(null);
+          setLines([]);
+        },
+        onLine: (line) => setLines((old) => [...old.slice(-(LOG_LINES - 1)), line]),
+        onEnd: (message) => {
+          setState('ended');
+          setEnded(message);
+        },
+        onError: () => setState('reconnecting'),
+      },
+    );
+    return () => stream.close();
+  }, [name, status]);
   return (
     <Card title="Logs" id="stack-logs">
-      <p className="muted">The last 200 lines of every service, refreshed every 3 seconds.</p>
-      <ErrorNote error={logs.error} />
-      {logs.data ? (
-        logs.data.lines.length === 0 ? (
-          <p className="muted">No output yet.</p>
-        ) : (
-          <Scroll label={`Logs of ${name}`}>
-            <pre className="output" data-testid="stack-log-lines">
-              {logs.data.lines.map((l) => `${l.service} | ${l.text}`).join('\n')}
-            </pre>
-          </Scroll>
-        )
-      ) : null}
+      <p className="muted" data-testid="stack-log-state">
+        {state === 'live'
+          ? 'Following live: the last 200 lines of every service, then each new one.'
+          : state === 'reconnecting'
+            ? 'Reconnecting…'
+            : state === 'ended'
+              ? 'The log stream ended.'
+              : 'Connecting…'}
+      </p>
+      {ended ? <p className="error">{ended}</p> : null}
+      {lines.length === 0 ? (
+        <p className="muted">No output yet.</p>
+      ) : (
+        <Scroll label={`Logs of ${name}`}>
+          <pre className="output" data-testid="stack-log-lines">
+            {lines.map((l) => `${l.service} | ${l.text}`).join('\n')}
+          </pre>
+        </Scroll>
+      )}
     </Card>
   );
 }
@@ -360,7 +392,7 @@ function AppDetailOf({ name }: { name: string }) {
         </div>
       ) : null}
       {s?.template ? <Values name={name} onRestart={setJobId} /> : null}
-      {s ? <Logs name={name} /> : null}
+      {s ? <Logs name={name} status={s.status} /> : null}
     </Page>
   );
 }
