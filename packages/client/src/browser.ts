@@ -37,9 +37,29 @@ export interface BrowserEventHandlers {
   onError?(): void;
 }
 
+/** A line of a stack's container logs (`GET /stacks/{name}/logs`). */
+export type StackLogLine = Success<Operation<'get', '/stacks/{name}/logs'>>['lines'][number];
+
+export interface StackLogHandlers {
+  /** The last `tail` lines first, then each new line as the containers print it. */
+  onLine(line: StackLogLine): void;
+  /** The stream is open (first connection and every reconnection; lines may repeat after one). */
+  onOpen?(): void;
+  /** The service said the logs ended (the containers are gone) or failed, with its sentence. */
+  onEnd?(message: string | null): void;
+  /** The stream dropped; the browser reconnects on its own. */
+  onError?(): void;
+}
+
 export interface BrowserClient extends JsonCalls {
   /** `GET /events` as callbacks, reconnecting after the service restarts. */
   events(handlers: BrowserEventHandlers): BrowserEvents;
+  /** `GET /stacks/{name}/logs?follow=1` (server-sent events) as callbacks; `close()` stops it. */
+  stackLogs(
+    name: string,
+    options: { tail?: number; service?: string },
+    handlers: StackLogHandlers,
+  ): BrowserEvents;
   /** A route whose answer is a file (`POST /config/export`): its bytes and its file name. */
   download<P extends PathsWith<'post'>>(path: P): Promise<{ blob: Blob; filename: string | null }>;
   /** A multipart upload (`POST /config/import/preview`): the form's parts as they are. */
@@ -130,6 +150,39 @@ export function createBrowserClient(options: BrowserClientOptions = {}): Browser
     async upload(path: string, form: FormData) {
       // the browser sets the multipart content type with its boundary
       return (await send(path, form)).json();
+    },
+    stackLogs(name: string, o: { tail?: number; service?: string }, handlers: StackLogHandlers) {
+      const url = resolvePath(
+        '/stacks/{name}/logs',
+        { name },
+        { follow: '1', tail: o.tail, service: o.service },
+      );
+      const s = new EventSource(`${base}${url}`);
+      const data = (e: Event): Record<string, unknown> | null => {
+        try {
+          return JSON.parse(String((e as MessageEvent).data)) as Record<string, unknown>;
+        } catch {
+          return null;
+        }
+      };
+      s.addEventListener('open', () => handlers.onOpen?.());
+      s.addEventListener('line', (e) => {
+        const line = data(e);
+        if (line) handlers.onLine(line as StackLogLine);
+      });
+      s.addEventListener('end', () => {
+        s.close();
+        handlers.onEnd?.(null);
+      });
+      // the service's own `error` event carries a sentence; the browser's has no data
+      s.addEventListener('error', (e) => {
+        const said = data(e);
+        if (said && typeof said['message'] === 'string') {
+          s.close();
+          handlers.onEnd?.(said['message']);
+        } else handlers.onError?.();
+      });
+      return { close: () => s.close() };
     },
     events(handlers: BrowserEventHandlers) {
       let source: EventSource | null = null;

@@ -11,6 +11,7 @@ const links = [
   ['/', 'Dashboard'],
   ['/disks', 'Disks'],
   ['/parity', 'Parity'],
+  ['/mover', 'Mover'],
   ['/jobs', 'Jobs'],
   ['/backups', 'Backups'],
   ['/external-disks', 'External disks'],
@@ -19,6 +20,7 @@ const links = [
   ['/notifications', 'Notifications'],
   ['/users', 'Users'],
   ['/settings', 'Settings'],
+  ['/updates', 'Updates'],
   ['/configuration', 'Configuration'],
   ['/audit', 'Audit'],
 ] as const;

@@ -22,6 +22,14 @@ export const pages: RouteObject[] = [
     lazy: () => import('./pages/Shares.tsx').then((m) => ({ Component: m.ShareDetail })),
   },
   { path: 'apps', lazy: () => import('./pages/Apps.tsx').then((m) => ({ Component: m.Apps })) },
+  {
+    path: 'apps/catalog',
+    lazy: () => import('./pages/Catalog.tsx').then((m) => ({ Component: m.Catalog })),
+  },
+  {
+    path: 'apps/install/:id',
+    lazy: () => import('./pages/Catalog.tsx').then((m) => ({ Component: m.InstallTemplate })),
+  },
   { path: 'apps/:name', lazy: () => import('./pages/Apps.tsx').then((m) => ({ Component: m.AppDetail })) },
   {
     path: 'notifications',
@@ -37,6 +45,8 @@ export const pages: RouteObject[] = [
     path: 'configuration',
     lazy: () => import('./pages/Configuration.tsx').then((m) => ({ Component: m.Configuration })),
   },
+  { path: 'mover', lazy: () => import('./pages/Mover.tsx').then((m) => ({ Component: m.Mover })) },
+  { path: 'updates', lazy: () => import('./pages/Updates.tsx').then((m) => ({ Component: m.Updates })) },
   { path: 'audit', lazy: () => import('./pages/Audit.tsx').then((m) => ({ Component: m.Audit })) },
   { path: 'users', lazy: () => import('./pages/Users.tsx').then((m) => ({ Component: m.Users })) },
   { path: '*', element: <NotFound /> },

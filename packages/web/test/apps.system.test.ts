@@ -1,11 +1,12 @@
 /**
  * The apps pages in chromium against the real service and a private dockerd: a busybox stack
  * installed from a lab catalog source (through the API), then started from its page (the job
- * followed live; its port answers on loopback), its logs shown, stopped, an update with a
+ * followed live; its port answers on loopback), its logs followed live (server-sent events), stopped, an update with a
  * snapshot refused with the API's sentence, and removed with the typed phrase (its folder gone,
  * its data kept); axe-core and screenshots.
  */
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { type Sandbox, startSandbox, waitJob } from '@appliance/api-server/testing';
@@ -49,6 +50,30 @@ x-service:
     IMAGE: {kind: string, default: busybox, label: Image}
     APPDATA: {kind: path, role: appdata, default: /mnt/cache/appdata, label: App data folder}
     WEBUI_PORT: {kind: port, default: 18080, label: Web UI port}
+`;
+
+/** A template with a secret, an added capability and a port (its default taken on loopback in the test). */
+const greeter = (defaultPort: number) => `services:
+  web:
+    image: \${IMAGE}
+    stop_grace_period: 1s
+    cap_add: [NET_ADMIN]
+    environment:
+      TOKEN: "\${ADMIN_TOKEN}"
+    command: ["sh", "-c", "exec sleep 3600"]
+    ports:
+      - "127.0.0.1:\${WEBUI_PORT}:80"
+x-service:
+  schema: 1
+  id: greeter
+  revision: 1
+  title: Greeter
+  categories: [testing]
+  docs: https://example.org/greeter
+  inputs:
+    IMAGE: {kind: string, default: busybox, label: Image}
+    WEBUI_PORT: {kind: port, default: ${defaultPort}, label: Web UI port}
+    ADMIN_TOKEN: {kind: secret, label: Admin token}
 `;
 
 const fetchText = async (p: number) => {
@@ -112,7 +137,9 @@ describe('the apps pages', () => {
     await tab.page.getByTestId('stack-job').filter({ hasText: 'succeeded' }).waitFor({ timeout: 120_000 });
     await tab.page.getByTestId('stack-status').filter({ hasText: 'running' }).waitFor({ timeout: 30_000 });
     expect(await fetchText(port)).toBe('hello from the app\n');
+    // the logs follow the stream (GET …/logs?follow=1): the line comes without a reload
     await tab.page.getByTestId('stack-log-lines').filter({ hasText: 'web | web says hello' }).waitFor();
+    await tab.page.getByTestId('stack-log-state').filter({ hasText: 'Following live' }).waitFor();
     expect(await check(tab.page, '41-app')).toEqual([]);
   });
 
@@ -146,6 +173,92 @@ describe('the apps pages', () => {
     expect(removal.state).toBe('succeeded');
     expect(fs.existsSync(stackDir())).toBe(false);
     expect(fs.readFileSync(path.join(appdata(), 'hello/settings.json'), 'utf8')).toBe('{"kept":true}');
+    expect(tab.problems, JSON.stringify(tab.problems)).toEqual([]);
+  });
+});
+
+describe('the app catalog and an install from it', () => {
+  let busy: net.Server;
+  let asked = 0;
+  const greeterEnv = () =>
+    Object.fromEntries(
+      fs
+        .readFileSync(path.join(s.root, 'var/lib/appliance/stacks/greeter/.env'), 'utf8')
+        .split('\n')
+        .filter((l) => l.includes('='))
+        .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
+    ) as Record<string, string>;
+
+  beforeAll(async () => {
+    // the template's default port is taken on loopback: the plan moves it
+    asked = await freeLoopbackPort();
+    busy = net.createServer();
+    await new Promise<void>((r) => busy.listen(asked, '127.0.0.1', () => r()));
+    const dir = path.join(s.root, 'var/lib/appliance/catalog/lab/greeter');
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(path.join(dir, 'compose.yaml'), greeter(asked));
+  });
+  afterAll(() => {
+    busy?.close();
+  });
+
+  it('the catalog lists the template of the folder source; the install preview shows the moved port, the hidden secret and the privileges', async () => {
+    await tab.page.goto(`${s.url}/apps`);
+    await heading('Apps').waitFor();
+    await tab.page.getByRole('link', { name: 'App catalog' }).click();
+    await heading('App catalog').waitFor();
+    // a folder source is read as it is (only https sources are refreshed)
+    await tab.page
+      .getByTestId('sources')
+      .getByRole('row', { name: /lab directory 2/ })
+      .waitFor();
+    expect(await tab.page.getByRole('button', { name: 'Refresh lab' }).count()).toBe(0);
+    await tab.page.getByRole('link', { name: 'Install Greeter' }).click();
+    await heading('Install Greeter').waitFor();
+    await tab.page.getByRole('button', { name: 'Preview the install' }).click();
+    const plan = tab.page.getByTestId('install-plan');
+    await plan.waitFor();
+    const inputs = plan.getByTestId('plan-inputs');
+    await inputs.getByRole('row', { name: new RegExp(`Web UI port .*you asked ${asked}: taken`) }).waitFor();
+    await inputs.getByRole('row', { name: /Admin token generated at install \(hidden\)/ }).waitFor();
+    await plan
+      .getByTestId('privileges')
+      .getByText('Gets Linux capabilities beyond the container default. (NET_ADMIN)', { exact: false })
+      .waitFor();
+    const api = await s.call('POST', '/templates/greeter/preview', {});
+    const moved = api.body.inputs.find((i: { name: string }) => i.name === 'WEBUI_PORT');
+    expect(moved.requestedValue).toBe(String(asked));
+    await inputs.getByText(`${moved.value} (you asked`).waitFor();
+    expect(await check(tab.page, '43-app-install-preview')).toEqual([]);
+  });
+
+  it('installs: the stack folder holds the moved port and a generated secret the page never showed', async () => {
+    await tab.page.getByRole('button', { name: 'Install greeter' }).click();
+    await heading('App greeter').waitFor({ timeout: 60_000 });
+    const env = greeterEnv();
+    expect(Number(env['WEBUI_PORT'])).toBeGreaterThan(asked);
+    expect(env['ADMIN_TOKEN']).toMatch(/^[0-9a-f]{48}$/);
+    expect(await tab.page.content()).not.toContain(env['ADMIN_TOKEN']);
+    const stacks = (await s.call('GET', '/stacks')).body.stacks.map((x: { name: string }) => x.name);
+    expect(stacks).toContain('greeter');
+    expect(await check(tab.page, '44-app-installed')).toEqual([]);
+  });
+
+  it('edits a value (PUT values): the .env changes; an unknown input is refused with the sentence', async () => {
+    const values = tab.page.getByTestId('stack-values').or(tab.page.locator('[data-card=stack-values]'));
+    const next = await freeLoopbackPort();
+    await values.getByLabel('Input').fill('NO_SUCH_INPUT');
+    await values.getByLabel('New value').fill('1');
+    await values.getByRole('button', { name: 'Save value' }).click();
+    const refused = await s.call('PUT', '/stacks/greeter/values', { values: { NO_SUCH_INPUT: '1' } });
+    expect(refused.status).toBeGreaterThanOrEqual(400);
+    await values.getByRole('alert').filter({ hasText: refused.body.message }).waitFor();
+    await values.getByLabel('Input').fill('WEBUI_PORT');
+    await values.getByLabel('New value').fill(String(next));
+    await values.getByRole('button', { name: 'Save value' }).click();
+    await values.getByTestId('values-saved').filter({ hasText: 'Changed WEBUI_PORT' }).waitFor();
+    expect(greeterEnv()['WEBUI_PORT']).toBe(String(next));
+    expect(await check(tab.page, '45-app-values')).toEqual([]);
     expect(tab.problems, JSON.stringify(tab.problems)).toEqual([]);
   });
 });

@@ -82,6 +82,43 @@ describe('the backups page', () => {
     expect(v80, JSON.stringify(v80)).toEqual([]);
   });
 
+  it('edits the plan (GET, then PUT of the whole spec): a bad time is refused with the sentence; the new time and retention are read back', async () => {
+    await tab.page.getByRole('button', { name: 'Edit nightly' }).click();
+    const form = tab.page.getByRole('form', { name: 'Edit nightly' });
+    await form.waitFor();
+    const before = (await lab.s.call('GET', '/backups/plans/nightly')).body;
+    await form.getByLabel('Time (HH:MM)').fill('4pm');
+    await form.getByRole('button', { name: 'Save plan' }).click();
+    // the same request as the page's: the whole spec with the new time
+    const refused = await lab.s.call('PUT', '/backups/plans/nightly', {
+      enabled: before.enabled,
+      destination: before.destination,
+      configuration: before.configuration,
+      stacks: before.stacks,
+      shares: before.shares,
+      schedule: { ...before.schedule, time: '4pm' },
+      retention: before.retention,
+      drill: before.drill,
+    });
+    expect(refused.status).toBe(400);
+    await form.getByRole('alert').filter({ hasText: refused.body.message }).waitFor();
+    await form.getByLabel('Time (HH:MM)').fill('04:45');
+    await form.getByLabel('Keep daily').fill('3');
+    const v81 = await check(tab.page, '81-backups-edit');
+    expect(v81, JSON.stringify(v81)).toEqual([]);
+    await form.getByRole('button', { name: 'Save plan' }).click();
+    await form.waitFor({ state: 'detached' });
+    await tab.page.getByTestId('plan-nightly').getByText('Daily at 04:45').waitFor();
+    const after = (await lab.s.call('GET', '/backups/plans/nightly')).body;
+    expect(after).toMatchObject({
+      destination: 'OFFSITE',
+      shares: ['media'],
+      configuration: true,
+      schedule: { kind: 'daily', time: '04:45' },
+      retention: { ...before.retention, daily: 3 },
+    });
+  });
+
   it('runs now, followed to the end; the snapshots are listed', async () => {
     await tab.page.getByRole('button', { name: 'Run now: nightly' }).click();
     await tab.page.getByTestId('backup-job').filter({ hasText: 'succeeded' }).waitFor({ timeout: 240_000 });

@@ -81,6 +81,28 @@ describe('the configuration page', () => {
     expect(await check(tab.page, '90-configuration')).toEqual([]);
   });
 
+  it('imports the previewed archive after the typed phrase: the hostname changed since comes back', async () => {
+    expect((await s.call('PUT', '/settings', { hostname: 'nas-changed', timezone: 'UTC' })).status).toBe(200);
+    await tab.page.getByRole('button', { name: 'Import this configuration' }).click();
+    const dialog = tab.page.getByRole('dialog');
+    await dialog.waitFor();
+    expect(((await dialog.locator('.phrase').textContent()) ?? '').trim()).toBe('RESTORE nas-web');
+    const confirm = dialog.getByRole('button', { name: 'Import' });
+    await dialog.getByRole('textbox').fill('RESTORE nas-changed');
+    expect(await confirm.isDisabled()).toBe(true);
+    await dialog.getByRole('textbox').fill('RESTORE nas-web');
+    expect(await check(tab.page, '91-configuration-import-dialog')).toEqual([]);
+    await confirm.click();
+    await tab.page.getByTestId('imported').waitFor({ timeout: 120_000 });
+    expect(await tab.page.getByTestId('imported').textContent()).toMatch(/kept in .+\.tar\.zst/);
+    expect(await check(tab.page, '92-configuration-imported')).toEqual([]);
+    // outside the browser: the archive's hostname is this box's again, the import audited
+    const settings = await s.call('GET', '/settings');
+    expect(settings.body.hostname).toBe('nas-web');
+    const audit = await s.call('GET', '/audit');
+    expect(JSON.stringify(audit.body)).toContain('config.import');
+  });
+
   it('a file that is not an archive is refused with the sentence', async () => {
     const junk = path.join(work, 'not-an-archive.tar.zst');
     fs.writeFileSync(junk, 'this is not zstd');

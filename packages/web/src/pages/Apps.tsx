@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
-import { Button } from 'react-aria-components';
+import { Button, Form, Input, Label, TextField } from 'react-aria-components';
 import { Link, useNavigate, useParams } from 'react-router';
 import { api, formatTime, jobTitle } from '../api.ts';
 import { Check } from '../forms.tsx';
@@ -32,7 +32,7 @@ const STATUS_WORDS: Record<Stack['status'], string> = {
 export function Apps() {
   const stacks = useQuery({ queryKey: ['stacks'], queryFn: () => api.get('/stacks') });
   return (
-    <Page title="Apps">
+    <Page title="Apps" actions={<Link to="/apps/catalog">App catalog</Link>}>
       <Card title="Installed apps" id="stacks">
         <ErrorNote error={stacks.error} />
         {!stacks.data ? <Loading what="the apps" /> : null}
@@ -111,27 +111,112 @@ function JobCard({ id }: { id: string }) {
   );
 }
 
-function Logs({ name }: { name: string }) {
-  const logs = useQuery({
-    queryKey: ['stack-logs', name],
-    queryFn: () => api.get('/stacks/{name}/logs', { params: { name }, query: { tail: '200' } }),
-    refetchInterval: 3000,
-  });
+type LogLine = Awaited<ReturnType<typeof api.get<'/stacks/{name}/logs'>>>['lines'][number];
+const LOG_LINES = 200;
+
+/**
+ * The stack's logs followed live (`GET /stacks/{name}/logs?follow=1`, server-sent events): the
+ * last 200 lines, then each new one. A reconnection starts again from the last 200, and so does a
+ * change of the stack's state (a stream of a stack with no container ends at once).
+ */
+function Logs({ name, status }: { name: string; status: string }) {
+  const [lines, setLines] = useState<LogLine[]>([]);
+  const [state, setState] = useState<'connecting' | 'live' | 'reconnecting' | 'ended'>('connecting');
+  const [ended, setEnded] = useState<string | null>(null);
+  useEffect(() => {
+    const stream = api.stackLogs(
+      name,
+      { tail: LOG_LINES },
+      {
+        onOpen: () => {
+          setState('live');
+          setEnded(null);
+          setLines([]);
+        },
+        onLine: (line) => setLines((old) => [...old.slice(-(LOG_LINES - 1)), line]),
+        onEnd: (message) => {
+          setState('ended');
+          setEnded(message);
+        },
+        onError: () => setState('reconnecting'),
+      },
+    );
+    return () => stream.close();
+  }, [name, status]);
   return (
     <Card title="Logs" id="stack-logs">
-      <p className="muted">The last 200 lines of every service, refreshed every 3 seconds.</p>
-      <ErrorNote error={logs.error} />
-      {logs.data ? (
-        logs.data.lines.length === 0 ? (
-          <p className="muted">No output yet.</p>
-        ) : (
-          <Scroll label={`Logs of ${name}`}>
-            <pre className="output" data-testid="stack-log-lines">
-              {logs.data.lines.map((l) => `${l.service} | ${l.text}`).join('\n')}
-            </pre>
-          </Scroll>
-        )
-      ) : null}
+      <p className="muted" data-testid="stack-log-state">
+        {state === 'live'
+          ? 'Following live: the last 200 lines of every service, then each new one.'
+          : state === 'reconnecting'
+            ? 'Reconnecting…'
+            : state === 'ended'
+              ? 'The log stream ended.'
+              : 'Connecting…'}
+      </p>
+      {ended ? <p className="error">{ended}</p> : null}
+      {lines.length === 0 ? (
+        <p className="muted">No output yet.</p>
+      ) : (
+        <Scroll label={`Logs of ${name}`}>
+          <pre className="output" data-testid="stack-log-lines">
+            {lines.map((l) => `${l.service} | ${l.text}`).join('\n')}
+          </pre>
+        </Scroll>
+      )}
+    </Card>
+  );
+}
+
+/**
+ * Change one of the stack's inputs (`PUT /stacks/{name}/values`): the install rules and the compose
+ * check run again; a running stack is restarted (the start job is followed like the others).
+ */
+function Values({ name, onRestart }: { name: string; onRestart: (jobId: string) => void }) {
+  const readOnly = useReadOnly();
+  const qc = useQueryClient();
+  const [input, setInput] = useState('');
+  const [value, setValue] = useState('');
+  const save = useMutation({
+    mutationFn: () =>
+      api.put('/stacks/{name}/values', { params: { name }, body: { values: { [input]: value } } }),
+    onSuccess: (r) => {
+      if (r.restart) onRestart(r.restart.id);
+      void qc.invalidateQueries({ queryKey: ['stack', name] });
+    },
+  });
+  return (
+    <Card title="Values" id="stack-values">
+      <p className="muted">
+        Change one of the app's inputs by its name (as in its template, e.g. WEBUI_PORT).
+      </p>
+      <Form
+        className="form"
+        onSubmit={(e) => {
+          e.preventDefault();
+          save.mutate();
+        }}
+      >
+        <TextField className="field" value={input} onChange={setInput} isDisabled={readOnly}>
+          <Label>Input</Label>
+          <Input autoComplete="off" spellCheck={false} />
+        </TextField>
+        <TextField className="field" value={value} onChange={setValue} isDisabled={readOnly}>
+          <Label>New value</Label>
+          <Input autoComplete="off" spellCheck={false} />
+        </TextField>
+        <ErrorNote error={save.error} />
+        {save.data ? (
+          <p role="status" data-testid="values-saved">
+            {save.data.changed.length === 0
+              ? 'Nothing changed.'
+              : `Changed ${save.data.changed.join(', ')}${save.data.restart ? '; the app restarts to use it.' : '.'}`}
+          </p>
+        ) : null}
+        <Button type="submit" className="button" isDisabled={readOnly || save.isPending || input === ''}>
+          Save value
+        </Button>
+      </Form>
     </Card>
   );
 }
@@ -306,7 +391,8 @@ function AppDetailOf({ name }: { name: string }) {
           </Card>
         </div>
       ) : null}
-      {s ? <Logs name={name} /> : null}
+      {s?.template ? <Values name={name} onRestart={setJobId} /> : null}
+      {s ? <Logs name={name} status={s.status} /> : null}
     </Page>
   );
 }

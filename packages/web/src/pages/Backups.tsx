@@ -13,6 +13,130 @@ type Snapshot = Awaited<ReturnType<typeof api.get<'/backups/snapshots'>>>['snaps
 const partText = (p: Snapshot['part']) =>
   !p ? 'unknown' : p.kind === 'config' ? 'configuration' : `${p.kind} ${p.name}`;
 
+/**
+ * A plan's settings edited (`GET /backups/plans/{name}`, then `PUT` of the whole spec: what is not
+ * shown here — destination, apps — is sent back as it was). Its password and snapshots stay.
+ */
+function EditPlan({ name, onDone }: { name: string; onDone: () => void }) {
+  const readOnly = useReadOnly();
+  const qc = useQueryClient();
+  const plan = useQuery({
+    queryKey: ['backup-plan', name],
+    queryFn: () => api.get('/backups/plans/{name}', { params: { name } }),
+  });
+  const shares = useQuery({ queryKey: ['shares'], queryFn: () => api.get('/shares') });
+  const [edit, setEdit] = useState<{
+    enabled: boolean;
+    configuration: boolean;
+    shares: Set<string>;
+    time: string;
+    daily: string;
+    weekly: string;
+    monthly: string;
+    drill: boolean;
+  } | null>(null);
+  const p = plan.data;
+  const e =
+    edit ??
+    (p
+      ? {
+          enabled: p.enabled,
+          configuration: p.configuration,
+          shares: new Set(p.shares),
+          time: p.schedule.time,
+          daily: String(p.retention.daily),
+          weekly: String(p.retention.weekly),
+          monthly: String(p.retention.monthly),
+          drill: p.drill.enabled,
+        }
+      : null);
+  const set = (patch: Partial<NonNullable<typeof e>>) => setEdit({ ...e!, ...patch });
+  const save = useMutation({
+    mutationFn: () =>
+      api.put('/backups/plans/{name}', {
+        params: { name },
+        body: {
+          enabled: e!.enabled,
+          destination: p!.destination,
+          configuration: e!.configuration,
+          stacks: p!.stacks,
+          shares: [...e!.shares],
+          schedule: { ...p!.schedule, time: e!.time },
+          retention: { daily: Number(e!.daily), weekly: Number(e!.weekly), monthly: Number(e!.monthly) },
+          drill: { ...p!.drill, enabled: e!.drill },
+        },
+      }),
+    onSuccess: () => {
+      void qc.invalidateQueries({ queryKey: ['backup-plans'] });
+      void qc.invalidateQueries({ queryKey: ['backup-plan', name] });
+      onDone();
+    },
+  });
+  if (!e) return <ErrorNote error={plan.error} />;
+  return (
+    <Form
+      className="form"
+      aria-label={`Edit ${name}`}
+      onSubmit={(ev) => {
+        ev.preventDefault();
+        save.mutate();
+      }}
+    >
+      <Check value={e.enabled} onChange={(v) => set({ enabled: v })} isDisabled={readOnly}>
+        Run on its schedule
+      </Check>
+      <Check value={e.configuration} onChange={(v) => set({ configuration: v })} isDisabled={readOnly}>
+        The appliance's configuration
+      </Check>
+      <fieldset>
+        <legend>Shares</legend>
+        {(shares.data?.shares ?? []).map((s) => (
+          <Check
+            key={s.name}
+            value={e.shares.has(s.name)}
+            onChange={(on) => set({ shares: toggled(e.shares, s.name, on) })}
+            isDisabled={readOnly}
+          >
+            {`Share ${s.name}`}
+          </Check>
+        ))}
+      </fieldset>
+      <TextField className="field" value={e.time} onChange={(v) => set({ time: v })} isDisabled={readOnly}>
+        <Label>Time (HH:MM)</Label>
+        <Input />
+      </TextField>
+      <fieldset>
+        <legend>Keep snapshots</legend>
+        {(['daily', 'weekly', 'monthly'] as const).map((k) => (
+          <TextField
+            key={k}
+            className="field"
+            value={e[k]}
+            onChange={(v) => set({ [k]: v })}
+            inputMode="numeric"
+            isDisabled={readOnly}
+          >
+            <Label>{`Keep ${k}`}</Label>
+            <Input />
+          </TextField>
+        ))}
+      </fieldset>
+      <Check value={e.drill} onChange={(v) => set({ drill: v })} isDisabled={readOnly}>
+        Scheduled restore drills
+      </Check>
+      <ErrorNote error={save.error} />
+      <div className="actions">
+        <Button type="submit" className="button primary" isDisabled={readOnly || save.isPending}>
+          Save plan
+        </Button>
+        <Button className="button" onPress={onDone}>
+          Close
+        </Button>
+      </div>
+    </Form>
+  );
+}
+
 /** A job started here, followed live (the shell's GET /events patches ['job', id]). */
 function JobLine({ id }: { id: string }) {
   const job = useQuery({
@@ -276,6 +400,7 @@ export function Backups() {
   const plans = useQuery({ queryKey: ['backup-plans'], queryFn: () => api.get('/backups/plans') });
   const [jobs, setJobs] = useState<Record<string, string>>({});
   const [shown, setShown] = useState<string | null>(null);
+  const [editing, setEditing] = useState<string | null>(null);
   const start = useMutation({
     mutationFn: ({ name, drill }: { name: string; drill: boolean }) =>
       drill
@@ -347,6 +472,14 @@ export function Backups() {
                 </Button>
                 <Button
                   className="button"
+                  isDisabled={readOnly}
+                  onPress={() => setEditing(p.name)}
+                  aria-label={`Edit ${p.name}`}
+                >
+                  Edit
+                </Button>
+                <Button
+                  className="button"
                   onPress={() => setShown(p.name)}
                   aria-label={`Snapshots of ${p.name}`}
                 >
@@ -370,6 +503,7 @@ export function Backups() {
                   <p>The plan stops; its snapshots stay on {p.destination}.</p>
                 </ConfirmDialog>
               </div>
+              {editing === p.name ? <EditPlan name={p.name} onDone={() => setEditing(null)} /> : null}
               {jobs[p.name] ? <JobLine id={jobs[p.name]!} /> : null}
             </section>
           ))}

@@ -3,9 +3,13 @@ import { useState } from 'react';
 import { Button, FileTrigger, Form, Input, Label, TextField } from 'react-aria-components';
 import { api } from '../api.ts';
 import { useReadOnly } from '../session.tsx';
-import { Card, ErrorNote, KeyValues, Page } from '../ui.tsx';
+import { Card, ConfirmDialog, ErrorNote, KeyValues, Page } from '../ui.tsx';
 
 type Preview = Awaited<ReturnType<typeof api.upload<'/config/import/preview'>>>;
+type Imported = Awaited<ReturnType<typeof api.upload<'/config/import'>>>;
+
+/** The phrase `POST /config/import` asks for (its refusal names it too). */
+export const restorePhrase = (hostname: string) => `RESTORE ${hostname}`;
 
 function Export() {
   const readOnly = useReadOnly();
@@ -72,6 +76,35 @@ function PreviewView({ preview }: { preview: Preview }) {
           </li>
         ))}
       </ul>
+      {preview.bareMetal ? (
+        <>
+          <h3>Disks of the archive on this box</h3>
+          <p>This box is new: the import mounts the archive's array disks as found here. Check each one.</p>
+          <table className="table" data-testid="disk-mapping">
+            <caption className="sr-only">Disk mapping</caption>
+            <thead>
+              <tr>
+                <th scope="col">Slot</th>
+                <th scope="col">Disk of the archive</th>
+                <th scope="col">Found here</th>
+              </tr>
+            </thead>
+            <tbody>
+              {preview.bareMetal.disks.map((d) => (
+                <tr key={`${d.role}${d.roleIndex}`}>
+                  <td>
+                    {d.mountpoint} ({d.role})
+                  </td>
+                  <td>{d.byIdName ?? d.serial ?? d.fsUuid}</td>
+                  <td className={d.state === 'matched' ? undefined : 'bad'}>
+                    {d.device ?? '—'} ({d.state})
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </>
+      ) : null}
       {preview.notes.length > 0 ? (
         <>
           <h3>Notes</h3>
@@ -90,17 +123,24 @@ function ImportPreview() {
   const readOnly = useReadOnly();
   const [file, setFile] = useState<File | null>(null);
   const [passphrase, setPassphrase] = useState('');
+  const [imported, setImported] = useState<Imported | null>(null);
+  const form = (extra: Record<string, string> = {}) => {
+    const f = new FormData();
+    if (passphrase) f.append('passphrase', passphrase);
+    for (const [k, v] of Object.entries(extra)) f.append(k, v);
+    f.append('archive', file!);
+    return f;
+  };
   const preview = useMutation({
     mutationFn: () => {
-      const form = new FormData();
-      form.append('archive', file!);
-      if (passphrase) form.append('passphrase', passphrase);
-      return api.upload('/config/import/preview', form);
+      setImported(null);
+      return api.upload('/config/import/preview', form());
     },
   });
+  const p = preview.data;
   return (
-    <Card title="Import: preview" id="import">
-      <p>What an archive would change here, before anything is imported.</p>
+    <Card title="Import" id="import">
+      <p>What an archive would change here is shown first; nothing is imported before you confirm.</p>
       <Form
         className="form"
         onSubmit={(e) => {
@@ -132,11 +172,44 @@ function ImportPreview() {
           Preview the import
         </Button>
       </Form>
-      {preview.data ? <PreviewView preview={preview.data} /> : null}
-      <p className="muted">
-        The import itself (with its typed phrase) runs from the command line for now:{' '}
-        <code>appliance config import</code>.
-      </p>
+      {p ? <PreviewView preview={p} /> : null}
+      {p && p.blockers.length === 0 && !imported ? (
+        <div className="actions">
+          <ConfirmDialog
+            trigger="Import this configuration"
+            title="Replace this box's configuration?"
+            phrase={restorePhrase(p.archive.hostname)}
+            confirmLabel="Import"
+            danger
+            isDisabled={readOnly}
+            onConfirm={async (typed) => {
+              const extra: Record<string, string> = { confirmation: typed };
+              if (p.bareMetal) extra['diskMapping'] = JSON.stringify(p.bareMetal.diskMapping);
+              setImported(await api.upload('/config/import', form(extra)));
+            }}
+          >
+            <p>
+              Shares, users, apps, backups and settings become those of {p.archive.hostname} (
+              {p.archive.createdAt}). The configuration as it is now is kept as an archive first.
+            </p>
+          </ConfirmDialog>
+        </div>
+      ) : null}
+      {imported ? (
+        <div role="status" data-testid="imported">
+          <p>
+            Imported. The configuration before the import was kept in <code>{imported.preImportArchive}</code>
+            .
+          </p>
+          {imported.notes.length > 0 ? (
+            <ul>
+              {imported.notes.map((n) => (
+                <li key={n.code}>{n.message}</li>
+              ))}
+            </ul>
+          ) : null}
+        </div>
+      ) : null}
     </Card>
   );
 }

@@ -5,9 +5,23 @@ import { Card, ErrorNote, JobBar, KeyValues, Loading, Page, StateBadge } from '.
 
 export const useHealth = () =>
   useQuery({ queryKey: ['health'], queryFn: () => api.get('/health'), refetchInterval: 10_000 });
-export const useArray = () => useQuery({ queryKey: ['array'], queryFn: () => api.get('/disks/array') });
+/** Re-read every 5 s: a disk that goes offline sends no event (the slot's `mounted` is read live). */
+export const useArray = () =>
+  useQuery({ queryKey: ['array'], queryFn: () => api.get('/disks/array'), refetchInterval: 5_000 });
+/** A parity job that is still queued or running (an ended job can linger in `running` a moment). */
+export const activeJob = <J extends { state: string }>(j: J | null | undefined): J | null =>
+  j && (j.state === 'running' || j.state === 'queued') ? j : null;
+/**
+ * While a job runs, also re-read every 5 s: its end is normally seen on `GET /events`, but the
+ * service reads a job as running until its follow-up is done, so the read right after the `done`
+ * event can still show it (and an event missed while reconnecting must not freeze the page).
+ */
 export const useParity = () =>
-  useQuery({ queryKey: ['parity'], queryFn: () => api.get('/disks/array/parity') });
+  useQuery({
+    queryKey: ['parity'],
+    queryFn: () => api.get('/disks/array/parity'),
+    refetchInterval: (q) => (q.state.data?.running ? 5_000 : false),
+  });
 export const useJobs = () =>
   useQuery({ queryKey: ['jobs'], queryFn: () => api.get('/jobs', { query: { limit: '50' } }) });
 export const useAlerts = () =>

@@ -59,6 +59,12 @@ function Picker({
   );
 }
 
+/** The result's own sentence (files rebuilt, the old disk to keep), when it has one. */
+function resultMessage(result: unknown): string | null {
+  const m = result && typeof result === 'object' ? (result as Record<string, unknown>)['message'] : null;
+  return typeof m === 'string' ? m : null;
+}
+
 /** Replace a failed disk or upgrade one: plan → warnings and steps → typed confirmation → progress → result. */
 export function DiskWizard({ kind }: { kind: Kind }) {
   const readOnly = useReadOnly();
@@ -210,6 +216,7 @@ export function DiskWizard({ kind }: { kind: Kind }) {
                   {j.error.message}
                 </p>
               ) : null}
+              {resultMessage(j.result) ? <p data-testid="wizard-message">{resultMessage(j.result)}</p> : null}
               {j.result ? (
                 <Scroll label="Result">
                   <pre className="output" data-testid="wizard-result">

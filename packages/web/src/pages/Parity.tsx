@@ -15,7 +15,10 @@ import {
   Scroll,
   StateBadge,
 } from '../ui.tsx';
-import { parityWords, useParity } from './Dashboard.tsx';
+import { activeJob, parityWords, useParity } from './Dashboard.tsx';
+
+/** Typed before a forced sync: the removal becomes final (the API itself asks only `force: true`). */
+export const FORCE_PHRASE = 'SYNC ANYWAY';
 
 type Settings = Awaited<ReturnType<typeof api.get<'/settings/parity'>>>;
 
@@ -120,6 +123,7 @@ export function Parity() {
     onSuccess: started,
   });
   const p = parity.data;
+  const running = activeJob(p?.running);
   const removed = diff.data?.diff?.paths.removed ?? [];
   const blocked = Boolean(p?.blockedSince) || p?.lastSync?.state === 'blocked';
   return (
@@ -154,22 +158,22 @@ export function Parity() {
               ]}
             />
             {p.lastSync?.error ? <p className="error">{p.lastSync.error.message}</p> : null}
-            {p.running ? (
+            {running ? (
               <>
                 <JobBar
-                  label={`${jobTitle(p.running.type)}${p.running.phase ? ` — ${p.running.phase}` : ''}`}
-                  percent={p.running.percent}
-                  bytesDone={p.running.bytesDone}
-                  bytesTotal={p.running.bytesTotal}
-                  etaSeconds={p.running.etaSeconds}
+                  label={`${jobTitle(running.type)}${running.phase ? ` — ${running.phase}` : ''}`}
+                  percent={running.percent}
+                  bytesDone={running.bytesDone}
+                  bytesTotal={running.bytesTotal}
+                  etaSeconds={running.etaSeconds}
                 />
-                <Link to={`/jobs/${p.running.id}`}>Job details</Link>
+                <Link to={`/jobs/${running.id}`}>Job details</Link>
               </>
             ) : null}
             <div className="actions">
               <Button
                 className="button primary"
-                isDisabled={readOnly || !p.configured || sync.isPending || Boolean(p.running)}
+                isDisabled={readOnly || !p.configured || sync.isPending || Boolean(running)}
                 onPress={() => sync.mutate()}
               >
                 Sync now
@@ -210,7 +214,7 @@ export function Parity() {
               <Button
                 type="submit"
                 className="button"
-                isDisabled={readOnly || !p.configured || scrub.isPending || Boolean(p.running)}
+                isDisabled={readOnly || !p.configured || scrub.isPending || Boolean(running)}
               >
                 Scrub now
               </Button>
@@ -248,9 +252,10 @@ export function Parity() {
                   <ConfirmDialog
                     trigger="Sync anyway"
                     title="Sync with these files removed?"
+                    phrase={FORCE_PHRASE}
                     confirmLabel="Sync anyway"
                     danger
-                    isDisabled={readOnly}
+                    isDisabled={readOnly || Boolean(running)}
                     onConfirm={async () => {
                       await api.post('/disks/array/parity/sync', { body: { force: true } });
                       started();
