@@ -139,6 +139,8 @@ try {
 
   const rsyncTimes: number[] = [];
   const moverTimes: number[] = [];
+  /** Per mover round: the wall time of each phase (runMover's `onPhase`), summed over batches. */
+  const phaseTimes: Map<string, number>[] = [];
   let statLatencies: number[] = [];
   const runner = createCommandRunner();
   for (let round = 0; round < ROUNDS; round++) {
@@ -161,8 +163,11 @@ try {
     writeTree();
     step(`round ${round + 1}: mover`);
     const sampler = startSampler();
+    const phases = new Map<string, number>();
+    phaseTimes.push(phases);
     t = process.hrtime.bigint();
     const result = await runMover({
+      onPhase: (name, ms) => phases.set(name, (phases.get(name) ?? 0) + ms),
       shares: [{ name: SHARE, createPolicy: POLICY }],
       cacheRoot: mnt('cache'),
       dataDisks: [mnt('disk1'), mnt('disk2')],
@@ -187,6 +192,13 @@ try {
   );
   console.log(
     `rsync ms: ${rsyncTimes.map((x) => x.toFixed(0)).join(', ')}; mover ms: ${moverTimes.map((x) => x.toFixed(0)).join(', ')}`,
+  );
+  // where the mover's time went, per round (ms): what it adds to rsync's own work
+  const names = [...new Set(phaseTimes.flatMap((m) => [...m.keys()]))];
+  console.log(
+    `mover phases ms (per round): ${names
+      .map((n) => `${n} ${phaseTimes.map((m) => (m.get(n) ?? 0).toFixed(0)).join('/')}`)
+      .join(', ')}`,
   );
   const ok = figures('mover (issue 37)', [
     {

@@ -75,6 +75,37 @@ describe('runBatch', () => {
     expect(fsSync.existsSync(at('disk1', TEMP_DIR_NAME))).toBe(false);
     expect(await fs.readdir(at('journal'))).toEqual([]);
   });
+  it('without a hash, rsync removes each single file once it is on the disk; a path already there is never overwritten, both kept', async () => {
+    await fs.mkdir(at('cache/share/d'), { recursive: true });
+    await fs.mkdir(at('disk1/share/d'), { recursive: true });
+    await fs.writeFile(at('cache/share/d/new'), 'new');
+    await fs.writeFile(at('cache/share/d/taken'), 'cache copy');
+    await fs.writeFile(at('disk1/share/d/taken'), 'disk copy');
+    await fs.writeFile(at('cache/share/d/one'), 'linked');
+    await fs.link(at('cache/share/d/one'), at('cache/share/d/two'));
+    const r = await runBatch({
+      runner,
+      journalDir: at('journal'),
+      share: 'share',
+      cacheDir: at('cache/share'),
+      diskDir: at('disk1/share'),
+      diskRoot: at('disk1'),
+      moves: [
+        { rels: ['d/new'], kind: 'file', size: 3, disk: 0 },
+        { rels: ['d/one', 'd/two'], kind: 'file', size: 6, disk: 0 },
+        { rels: ['d/taken'], kind: 'file', size: 10, disk: 0 },
+      ],
+      hash: false,
+    });
+    expect(r.movedFiles).toBe(3);
+    expect(r.skipped.map((s) => s.path)).toEqual(['d/taken']);
+    expect(await fs.readFile(at('disk1/share/d/new'), 'utf8')).toBe('new');
+    expect((await fs.stat(at('disk1/share/d/two'))).ino).toBe((await fs.stat(at('disk1/share/d/one'))).ino);
+    expect(await fs.readFile(at('disk1/share/d/taken'), 'utf8')).toBe('disk copy');
+    expect(await fs.readFile(at('cache/share/d/taken'), 'utf8')).toBe('cache copy');
+    expect(await fs.readdir(at('cache/share/d'))).toEqual(['taken']);
+    expect(await fs.readdir(at('journal'))).toEqual([]);
+  });
 });
 
 describe('settleBatch', () => {

@@ -192,27 +192,41 @@ export interface RunBatchOptions {
   onOutput?: (line: string) => void;
   /** Each file rsync has put in place (its size), for live progress; throttled by the caller. */
   onFile?: (size: number) => void;
+  /** Wall time of the batch's phases (see `MoverOptions.onPhase`). */
+  onPhase?: (phase: 'journal' | 'rsync' | 'verify-remove', ms: number) => void;
 }
 
 /** rsync's line per file it wrote (`--out-format`): a marker, the size, the name. */
 const FILE_LINE = /^>MOVED (\d+) /;
 
-/** Journals, copies, verifies and settles one batch. */
+/**
+ * Journals, copies, verifies and settles one batch. Without a hash, the files with one name are
+ * copied by one rsync with `--remove-source-files`: rsync's sender removes a cache file only after
+ * the receiver has checked the transfer's whole-file checksum, set its metadata and renamed it into
+ * place on the disk, and only when the file's size and mtime did not change since it was sent; the
+ * removals overlap the copy, as with rsync by hand. Hard-linked names, and every file when hashing,
+ * are removed by the settling after their own checks (one inode; SHA-256). The settling then
+ * checks every file of the batch either way (a removed cache file counts only when the disk holds
+ * it), so what is reported moved is on the disk.
+ */
 export async function runBatch(o: RunBatchOptions): Promise<BatchOutcome> {
+  let mark = performance.now();
+  const phase = (name: 'journal' | 'rsync' | 'verify-remove') => {
+    const now = performance.now();
+    o.onPhase?.(name, now - mark);
+    mark = now;
+  };
   const rsync = await o.runner.resolve('rsync');
   if (rsync === null) throw missingTool('rsync');
-  const units = await Promise.all(
-    o.moves.map(async (m) => ({
-      rels: m.rels,
-      kind: m.kind,
-      facts: await Promise.all(
-        m.rels.map(async (r) => {
-          const st = await fs.lstat(path.join(o.cacheDir, r), { bigint: true }).catch(() => null);
-          return st ? { size: String(st.size), mtimeNs: String(st.mtimeNs) } : null;
-        }),
-      ),
-    })),
-  );
+  // synchronous: the scan just read these inodes (see `facts`)
+  const units = o.moves.map((m) => ({
+    rels: m.rels,
+    kind: m.kind,
+    facts: m.rels.map((r) => {
+      const st = fsSync.lstatSync(path.join(o.cacheDir, r), { bigint: true, throwIfNoEntry: false });
+      return st ? { size: String(st.size), mtimeNs: String(st.mtimeNs) } : null;
+    }),
+  }));
   const journal: BatchJournal = {
     share: o.share,
     cacheDir: o.cacheDir,
@@ -221,41 +235,57 @@ export async function runBatch(o: RunBatchOptions): Promise<BatchOutcome> {
     units,
   };
   await writeJournal(o.journalDir, journal);
-  const list = path.join(o.journalDir, LIST);
-  await fs.writeFile(list, `${o.moves.flatMap((m) => m.rels).join('\0')}\0`, { mode: 0o600 });
   const temp = path.join(o.diskRoot, TEMP_DIR_NAME);
   await fs.mkdir(temp, { recursive: true, mode: 0o700 });
   await fs.mkdir(o.diskDir, { recursive: true });
   const withSetpriv = (await o.runner.resolve('setpriv')) !== null;
-  const args = [
-    '-aHAX',
-    '--numeric-ids',
-    '--ignore-existing',
-    '--from0',
-    '--out-format=>MOVED %l %n',
-    `--files-from=${list}`,
-    `--temp-dir=${temp}`,
-    `${o.cacheDir}/`,
-    `${o.diskDir}/`,
-  ];
-  const result = await o.runner.run(
-    withSetpriv ? 'setpriv' : rsync,
-    withSetpriv ? ['--pdeathsig', 'TERM', '--', rsync, ...args] : args,
-    {
-      timeoutMs: null,
-      ...(o.signal ? { signal: o.signal } : {}),
-      killGraceMs: 30_000,
-      onSpawn: (pid) => o.onSpawn?.(pid),
-      onLine: (line, stream) => {
-        if (stream === 'stdout') {
-          const m = FILE_LINE.exec(line);
-          if (m && !line.endsWith('/')) o.onFile?.(Number(m[1]));
-        } else if (line.trim() !== '') o.onOutput?.(line);
+  // rsync removes the single names (not when hashing); the settling removes the rest
+  const runs = o.hash
+    ? [{ moves: o.moves, remove: false }]
+    : [
+        { moves: o.moves.filter((m) => m.rels.length === 1), remove: true },
+        { moves: o.moves.filter((m) => m.rels.length > 1), remove: false },
+      ];
+  phase('journal');
+  for (const run of runs) {
+    if (run.moves.length === 0) continue;
+    if (o.signal?.aborted) break;
+    const list = path.join(o.journalDir, LIST);
+    await fs.writeFile(list, `${run.moves.flatMap((m) => m.rels).join('\0')}\0`, { mode: 0o600 });
+    const args = [
+      '-aHAX',
+      '--numeric-ids',
+      '--ignore-existing',
+      ...(run.remove ? ['--remove-source-files'] : []),
+      '--from0',
+      '--out-format=>MOVED %l %n',
+      `--files-from=${list}`,
+      `--temp-dir=${temp}`,
+      `${o.cacheDir}/`,
+      `${o.diskDir}/`,
+    ];
+    const result = await o.runner.run(
+      withSetpriv ? 'setpriv' : rsync,
+      withSetpriv ? ['--pdeathsig', 'TERM', '--', rsync, ...args] : args,
+      {
+        timeoutMs: null,
+        ...(o.signal ? { signal: o.signal } : {}),
+        killGraceMs: 30_000,
+        onSpawn: (pid) => o.onSpawn?.(pid),
+        onLine: (line, stream) => {
+          if (stream === 'stdout') {
+            const m = FILE_LINE.exec(line);
+            if (m && !line.endsWith('/')) o.onFile?.(Number(m[1]));
+          } else if (line.trim() !== '') o.onOutput?.(line);
+        },
       },
-    },
-  );
-  o.onSpawn?.(null);
-  if (result.exitCode !== 0 && !result.cancelled)
-    o.onOutput?.(`rsync exited with ${result.exitCode}; the files it did not copy stay on the cache`);
-  return settleBatch(o.journalDir, journal, o.hash);
+    );
+    o.onSpawn?.(null);
+    if (result.exitCode !== 0 && !result.cancelled)
+      o.onOutput?.(`rsync exited with ${result.exitCode}; the files it did not copy stay on the cache`);
+  }
+  phase('rsync');
+  const out = await settleBatch(o.journalDir, journal, o.hash);
+  phase('verify-remove');
+  return out;
 }

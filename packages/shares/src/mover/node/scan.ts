@@ -114,7 +114,10 @@ export async function presence(
       const found: number[] = [];
       const odd: number[] = [];
       for (let d = 0; d < roots.length; d++) {
-        // below a non-directory nothing is looked up (it would be followed)
+        // below a non-directory nothing is looked up (it would be followed); below a directory
+        // the disk does not have, nothing is there (one lookup for a whole new folder)
+        const parent = parentOfRel(rel);
+        if (parent !== '' && !present.get(parent)?.includes(d)) continue;
         if (blockedAbove(notDir, rel, d)) continue;
         const st = fsSync.lstatSync(path.join(roots[d]!, rel), { throwIfNoEntry: false });
         if (!st) continue;
