@@ -168,7 +168,6 @@ export async function runMover(o: MoverOptions): Promise<MoverResult> {
     const cacheDir = path.join(o.cacheRoot, share.name);
     if (!(await isDir(cacheDir))) continue;
     const diskDirs = o.dataDisks.map((d) => path.join(d, share.name));
-    mark = performance.now();
     const entries = await scanCache(cacheDir);
     // the share's directory on a disk that is a symlink or a file: nothing goes to that disk
     const badTop: number[] = [];
