@@ -10,7 +10,7 @@ import path from 'node:path';
 import { createCommandRunner } from '@appliance/common';
 import { requirePrerequisites } from '@appliance/lab';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type BatchJournal, runBatch, settleBatch, TEMP_DIR_NAME } from './batch.ts';
+import { type BatchJournal, rsyncLeftovers, runBatch, settleBatch, TEMP_DIR_NAME } from './batch.ts';
 import { runMover } from './mover.ts';
 import { filesOpenForWriting, scanCache } from './scan.ts';
 
@@ -183,6 +183,32 @@ describe('settleBatch', () => {
     await settleBatch(at('journal'), journal([{ rels: ['x'], kind: 'file', facts: [recorded] }]), false);
     expect(await fs.readFile(at('disk1/share/x'), 'utf8')).toBe('someone else wrote this meanwhile');
     expect(await fs.readFile(at('cache/share/x'), 'utf8')).toBe('cache');
+  });
+});
+
+describe('rsyncLeftovers', () => {
+  it('names only rsync temporary files of the batch’s files created since it began, never a user’s file', async () => {
+    await fs.mkdir(at('disk1/share/d'), { recursive: true });
+    await fs.writeFile(at('disk1/share/d/.f.bin.Older1'), 'a user file from before');
+    await new Promise((r) => setTimeout(r, 400));
+    const journal: BatchJournal = {
+      share: 'share',
+      cacheDir: at('cache/share'),
+      diskDir: at('disk1/share'),
+      diskRoot: at('disk1'),
+      units: [{ rels: ['d/f.bin'], kind: 'file', facts: [null] }],
+      startedAt: Date.now(),
+    };
+    await fs.writeFile(at('disk1/share/d/.f.bin.Ab12Cd'), 'half');
+    await fs.writeFile(at('disk1/share/d/.g.bin.Ab12Cd'), 'not a file of the batch');
+    await fs.writeFile(at('disk1/share/d/.f.bin.toolong1'), 'not rsync’s pattern');
+    expect(await rsyncLeftovers(journal)).toEqual(['d/.f.bin.Ab12Cd']);
+    await settleBatch(at('journal'), journal, false);
+    expect((await fs.readdir(at('disk1/share/d'))).sort()).toEqual([
+      '.f.bin.Older1',
+      '.f.bin.toolong1',
+      '.g.bin.Ab12Cd',
+    ]);
   });
 });
 
