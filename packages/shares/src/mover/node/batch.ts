@@ -156,8 +156,8 @@ export async function rsyncLeftovers(journal: BatchJournal): Promise<string[]> {
       ours.add(rel);
       const i = rel.lastIndexOf('/');
       const dir = i < 0 ? '' : rel.slice(0, i);
-      let names = byDir.get(dir);
-      if (!names) byDir.set(dir, (names = new Set()));
+      const names = byDir.get(dir) ?? new Set<string>();
+      byDir.set(dir, names);
       names.add(rel.slice(i + 1));
     }
   }
