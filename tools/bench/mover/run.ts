@@ -6,11 +6,12 @@
 //   node tools/bench/mover/run.ts
 //
 // Environment: BENCH_FILES (10000), BENCH_TOTAL_MIB (1024), BENCH_ROUNDS (2: rsync and mover
-// alternated; the better time of each side counts), BENCH_POLICY (ff: every file to disk1, the
+// alternated, which goes first alternating by round; the better time of each side counts), BENCH_POLICY (ff: every file to disk1, the
 // reference's single destination, so the figure is the mover's own cost; mfs spreads them). Root, rsync, mkfs.xfs and mergerfs are required.
 //
 // M1: mover time ÷ rsync time, target ≤ 1.2. Before each timed side the tree is written afresh,
-//     `sync`ed and the page cache dropped (`echo 3 > /proc/sys/vm/drop_caches`).
+//     `sync`ed and the page cache dropped (`echo 3 > /proc/sys/vm/drop_caches`). The line after the
+//     figures gives the mover's time per phase (runMover's `onPhase`), per round.
 // M2: the pool stays responsive: a separate process `stat`s random files through a mergerfs pool
 //     over the same disks (cache first) every 10 ms while the mover runs; p99 < 50 ms. The same
 //     sampler runs beside the rsync reference, so both sides carry the same load.
@@ -139,15 +140,17 @@ try {
 
   const rsyncTimes: number[] = [];
   const moverTimes: number[] = [];
+  /** Per mover round: the wall time of each phase (runMover's `onPhase`), summed over batches. */
+  const phaseTimes: Map<string, number>[] = [];
   let statLatencies: number[] = [];
   const runner = createCommandRunner();
-  for (let round = 0; round < ROUNDS; round++) {
+  const reference = async (round: number) => {
     clearDisks();
     writeTree();
     step(`round ${round + 1}: rsync -aHAX --remove-source-files`);
     // the same sampler runs beside both sides: the same load on both
     const refSampler = startSampler();
-    let t = process.hrtime.bigint();
+    const t = process.hrtime.bigint();
     execFileSync('rsync', [
       '-aHAX',
       '--remove-source-files',
@@ -156,13 +159,17 @@ try {
     ]);
     rsyncTimes.push(Number(process.hrtime.bigint() - t) / 1e6);
     await refSampler.stop();
-
+  };
+  const mover = async (round: number) => {
     clearDisks();
     writeTree();
     step(`round ${round + 1}: mover`);
     const sampler = startSampler();
-    t = process.hrtime.bigint();
+    const phases = new Map<string, number>();
+    phaseTimes.push(phases);
+    const t = process.hrtime.bigint();
     const result = await runMover({
+      onPhase: (name, ms) => phases.set(name, (phases.get(name) ?? 0) + ms),
       shares: [{ name: SHARE, createPolicy: POLICY }],
       cacheRoot: mnt('cache'),
       dataDisks: [mnt('disk1'), mnt('disk2')],
@@ -178,6 +185,16 @@ try {
       throw new Error(
         `the mover moved ${result.movedFiles} of ${FILES} files, skipped ${result.skippedCount}`,
       );
+  };
+  for (let round = 0; round < ROUNDS; round++) {
+    // which side goes first alternates: neither always follows the other's leftovers
+    if (round % 2 === 0) {
+      await reference(round);
+      await mover(round);
+    } else {
+      await mover(round);
+      await reference(round);
+    }
   }
   const best = (xs: number[]) => Math.min(...xs);
   const ratio = best(moverTimes) / best(rsyncTimes);
@@ -187,6 +204,13 @@ try {
   );
   console.log(
     `rsync ms: ${rsyncTimes.map((x) => x.toFixed(0)).join(', ')}; mover ms: ${moverTimes.map((x) => x.toFixed(0)).join(', ')}`,
+  );
+  // where the mover's time went, per round (ms): what it adds to rsync's own work
+  const names = [...new Set(phaseTimes.flatMap((m) => [...m.keys()]))];
+  console.log(
+    `mover phases ms (per round): ${names
+      .map((n) => `${n} ${phaseTimes.map((m) => (m.get(n) ?? 0).toFixed(0)).join('/')}`)
+      .join(', ')}`,
   );
   const ok = figures('mover (issue 37)', [
     {

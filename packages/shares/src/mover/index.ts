@@ -6,3 +6,5 @@ export * from './core/report.ts';
 export { readJournal, settleBatch, sha256, TEMP_DIR_NAME, type BatchJournal } from './node/batch.ts';
 export { filesOpenForWriting, presence, scanCache } from './node/scan.ts';
 export * from './node/mover.ts';
+export * from './job.ts';
+export * from './ports.ts';

@@ -1,17 +1,19 @@
 /**
- * The mover's ports wired to the server: the cache-then-move shares and their create policies, the
- * data disks (real paths, in the array's order), minfreespace, the journal directory, /proc and the
- * command runner. Refuses a run on an array with a data disk or the cache missing: a file could
- * exist on the missing disk, and the mover must never put a second copy beside it.
+ * The mover job's ports (`@appliance/shares`' `MoverJobDeps`, `MoverScheduleDeps`) wired to the
+ * server: the cache and data disks (real paths, in the array's order; data disks with a removal
+ * state neither take files nor are checked), whether each is mounted, the cache-then-move shares
+ * and their create policies, minfreespace, the journal directory, /proc, the command runner, the
+ * notification path, the settings (./store.ts) and the job runner.
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { type ArraySlot, isMountedAt, minFreeSpaceMiB } from '@appliance/array-planner';
-import { conflict } from '@appliance/common';
-import type { MoverOptions } from '@appliance/shares';
+import { isMountedAt, minFreeSpaceMiB } from '@appliance/array-planner';
+import { type MoverJobDeps, type MoverScheduleDeps, moverNoCache } from '@appliance/shares';
 import type { AppContext } from '../../context.ts';
-import { listSlots } from '../disks/store.ts';
+import { listSlots, readSettings as readArraySettings } from '../disks/store.ts';
+import { readSettings } from '../settings/index.ts';
 import { listShares } from '../shares/store.ts';
+import { readMoverSettings } from './store.ts';
 
 const MiB = 1024 * 1024;
 
@@ -26,48 +28,57 @@ export const moverShares = (ctx: AppContext) =>
 export const hasCache = (ctx: AppContext): boolean => listSlots(ctx.db).some((s) => s.role === 'cache');
 
 export function requireCache(ctx: AppContext): void {
-  if (!hasCache(ctx))
-    throw conflict(
-      'no_cache',
-      'The array has no cache disk, so there is nothing to move: the mover moves the files of cache-then-move shares from the cache to the data disks.',
-    );
+  if (!hasCache(ctx)) throw moverNoCache();
 }
 
-/** Whether a slot's disk is there (mounted; a plain directory on a sandbox outside lab mode). */
-async function present(ctx: AppContext, slot: ArraySlot): Promise<boolean> {
-  if (ctx.paths.root !== '' && !ctx.config.lab.enabled)
-    return fs.stat(ctx.paths.real(slot.mountpoint)).then(
-      (st) => st.isDirectory(),
-      () => false,
-    );
-  return isMountedAt(ctx.paths, slot.mountpoint);
-}
-
-export async function moverOptions(
-  ctx: AppContext,
-): Promise<Omit<MoverOptions, 'verify' | 'signal' | 'onSpawn' | 'onOutput' | 'onProgress'>> {
-  requireCache(ctx);
-  const slots = listSlots(ctx.db);
-  const cache = slots.find((s) => s.role === 'cache')!;
-  const data = slots
-    .filter((s) => s.role === 'data' && s.removalState === null)
-    .sort((a, b) => a.roleIndex - b.roleIndex);
-  const there = await Promise.all([cache, ...data].map((s) => present(ctx, s)));
-  const missing = [cache, ...data].filter((_, i) => !there[i]).map((s) => s.mountpoint);
-  if (missing.length > 0)
-    throw conflict(
-      'array_degraded',
-      `The mover moves nothing while ${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} not mounted (a file could be on a missing disk); mount the disks again, then run the mover.`,
-      { missing },
-    );
+export function moverJobDeps(ctx: AppContext): MoverJobDeps {
+  const disk = (mountpoint: string) => ({ mountpoint, path: ctx.paths.real(mountpoint) });
   return {
-    shares: moverShares(ctx),
-    cacheRoot: ctx.paths.real(cache.mountpoint),
-    dataDisks: data.map((d) => ctx.paths.real(d.mountpoint)),
-    minFreeBytes:
-      minFreeSpaceMiB(slots.map((s) => ({ role: s.role, entry: { sizeBytes: s.sizeBytes ?? 0 } }))) * MiB,
-    journalDir: journalDir(ctx),
+    disks: () => {
+      const slots = listSlots(ctx.db);
+      const cache = slots.find((s) => s.role === 'cache');
+      if (!cache) return null;
+      const data = slots
+        .filter((s) => s.role === 'data' && s.removalState === null)
+        .sort((a, b) => a.roleIndex - b.roleIndex);
+      return { cache: disk(cache.mountpoint), data: data.map((d) => disk(d.mountpoint)) };
+    },
+    // mounted; on a sandbox outside lab mode the disks are plain directories, which count when they exist
+    present: (d) =>
+      ctx.paths.root !== '' && !ctx.config.lab.enabled
+        ? fs.stat(d.path).then(
+            (st) => st.isDirectory(),
+            () => false,
+          )
+        : isMountedAt(ctx.paths, d.mountpoint),
+    shares: () => moverShares(ctx),
+    minFreeBytes: () =>
+      minFreeSpaceMiB(
+        listSlots(ctx.db).map((s) => ({ role: s.role, entry: { sizeBytes: s.sizeBytes ?? 0 } })),
+      ) * MiB,
+    journalDir: () => journalDir(ctx),
     procDir: ctx.paths.procDir,
     runner: ctx.runner,
+    tuning: () => ({
+      ...(ctx.hooks.moverBeforeBatch ? { beforeBatch: ctx.hooks.moverBeforeBatch } : {}),
+      ...(ctx.hooks.moverBatch ? { batch: ctx.hooks.moverBatch } : {}),
+    }),
+    raise: async (event) => {
+      await ctx.hooks.raise?.(event);
+    },
+    log: ctx.logger,
+  };
+}
+
+export function moverScheduleDeps(ctx: AppContext): MoverScheduleDeps {
+  return {
+    settings: () => readMoverSettings(ctx.db),
+    arraySince: () => {
+      const array = readArraySettings(ctx.db);
+      return array ? new Date(array.createdAt) : null;
+    },
+    hasCache: () => hasCache(ctx),
+    timeZone: () => readSettings(ctx.db).timezone,
+    jobs: ctx.jobs,
   };
 }

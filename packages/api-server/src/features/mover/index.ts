@@ -1,116 +1,29 @@
 /**
  * The mover (issue 37): files of cache-then-move shares go from the cache to the data disks, as a
  * job in the array group (never beside a parity sync or a disk job), daily before the parity sync,
- * on demand, and reported in `GET /mover`. The work is @appliance/shares' `runMover`; this folder
- * wires it (deps.ts), stores its settings (store.ts) and serves it.
+ * on demand, and reported in `GET /mover`. The job, its schedule and the work are
+ * @appliance/shares' (`moverJob`, `moverImplementation`, `moverSchedule`); this folder wires their
+ * ports (deps.ts), stores the settings (store.ts) and serves them.
  */
-import { isoMillis, nextDailySlot } from '@appliance/common';
-import type { MoverResult } from '@appliance/shares';
-import type { AppContext } from '../../context.ts';
+import { isoMillis } from '@appliance/common';
+import type { JobView } from '@appliance/jobs';
+import {
+  MOVER_TARGET,
+  type MoverResult,
+  type MoverRunParams,
+  moverImplementation,
+  moverJob,
+  moverSchedule,
+} from '@appliance/shares';
 import { accepted, defineRoute, ok } from '../../http/route.ts';
 import { ErrorBody } from '../../http/schemas.ts';
-import { defineJob, type JobImplementation, type JobView } from '@appliance/jobs';
-import { readSettings as readArraySettings } from '../disks/store.ts';
 import type { Feature } from '../feature.ts';
 import { JobSchema } from '../jobs/schemas.ts';
-import { readSettings } from '../settings/index.ts';
-import { hasCache, journalDir, moverOptions, moverShares, requireCache } from './deps.ts';
+import { hasCache, moverJobDeps, moverScheduleDeps, moverShares, requireCache } from './deps.ts';
 import { MoverRunBody, MoverSettingsBody, MoverSettingsSchema, MoverStatusSchema } from './schemas.ts';
 import { readMoverSettings, writeMoverSettings } from './store.ts';
 
-const TARGET = '/mnt/cache';
-
-interface RunParams {
-  verify: 'size-mtime' | 'sha256';
-}
-
-/** `mover.run`: files of cache-then-move shares from the cache to the data disks (array group). */
-export const moverJob = defineJob<RunParams, MoverResult>({
-  type: 'mover.run',
-  title: 'mover',
-  groups: ['array'],
-});
-
-/** The heavy half (the mover and its adapters) loads on the first run. */
-const shares = () => import('@appliance/shares');
-
-function moverImplementation(ctx: AppContext): JobImplementation<RunParams, MoverResult> {
-  return {
-    async run(job, params) {
-      job.phase('check');
-      const options = await moverOptions(ctx);
-      const { runMover } = await shares();
-      job.phase('move', { cancellable: true });
-      return runMover({
-        ...options,
-        verify: params.verify,
-        signal: job.signal,
-        onSpawn: (pid) => job.pid(pid),
-        onOutput: (line) => job.output(line),
-        onProgress: (p) =>
-          job.progress({
-            percent: p.bytesTotal > 0 ? Math.floor((p.bytesDone / p.bytesTotal) * 100) : null,
-            bytesDone: p.bytesDone,
-            bytesTotal: p.bytesTotal,
-            filesDone: p.filesDone,
-            filesTotal: p.filesTotal,
-            share: p.share,
-          }),
-        ...(ctx.hooks.moverBeforeBatch ? { beforeBatch: ctx.hooks.moverBeforeBatch } : {}),
-        ...(ctx.hooks.moverBatch ? { batch: ctx.hooks.moverBatch } : {}),
-      });
-    },
-    async after(view) {
-      const r = view.result;
-      if (!r || r.skippedCount === 0) return;
-      const { skipEvent } = await shares();
-      try {
-        await ctx.hooks.raise?.(skipEvent(r));
-      } catch (err) {
-        ctx.logger.error('mover event not raised', { error: String(err) });
-      }
-    },
-    async recover() {
-      const { recoverMover } = await shares();
-      const r = await recoverMover(journalDir(ctx));
-      return {
-        message:
-          r === null
-            ? 'The service stopped while the mover ran, between two files: nothing was half moved. The next run (daily, or POST /api/v1/mover/run) moves the rest.'
-            : `The service stopped while the mover ran; the batch it was moving was settled (${r.moved} file(s) kept on the data disk, ${r.keptOnCache} back on the cache, none on both). The next run (daily, or POST /api/v1/mover/run) moves the rest.`,
-        ...(r ? { details: { settled: r } } : {}),
-      };
-    },
-  };
-}
-
-function registerSchedule(ctx: AppContext): void {
-  ctx.scheduler.register({
-    name: 'mover',
-    // before the parity sync when both are due in one tick: the sync then protects what moved
-    order: -10,
-    nextDue: (lastRunAt) => {
-      const settings = readMoverSettings(ctx.db);
-      const array = readArraySettings(ctx.db);
-      if (!settings.enabled || !array || !hasCache(ctx)) return null;
-      return nextDailySlot(
-        settings.time,
-        readSettings(ctx.db).timezone,
-        lastRunAt ?? new Date(array.createdAt),
-      );
-    },
-    run: async () =>
-      (
-        await ctx.jobs.start(
-          moverJob,
-          { verify: readMoverSettings(ctx.db).verify },
-          { target: TARGET, actor: null, trigger: 'schedule' },
-        )
-      ).view.id,
-  });
-}
-
-function lastRun(view: JobView<RunParams, MoverResult> | null) {
+function lastRun(view: JobView<MoverRunParams, MoverResult> | null) {
   if (!view) return null;
   const r = view.result;
   return {
@@ -133,8 +46,8 @@ export const feature: Feature = {
   // observed once the array has a cache: without one the mover has nothing to move
   raises: [{ eventType: 'mover_skipping_files', when: (ctx) => hasCache(ctx) }],
   start(ctx) {
-    ctx.jobs.register(moverJob, moverImplementation(ctx));
-    registerSchedule(ctx);
+    ctx.jobs.register(moverJob, moverImplementation(moverJobDeps(ctx)));
+    ctx.scheduler.register(moverSchedule(moverScheduleDeps(ctx)));
   },
   routes: [
     defineRoute({
@@ -178,7 +91,7 @@ export const feature: Feature = {
       handler: async ({ ctx, actor, body }) => {
         requireCache(ctx);
         const verify = body.verify ?? readMoverSettings(ctx.db).verify;
-        return accepted((await ctx.jobs.start(moverJob, { verify }, { target: TARGET, actor })).view);
+        return accepted((await ctx.jobs.start(moverJob, { verify }, { target: MOVER_TARGET, actor })).view);
       },
     }),
     defineRoute({

@@ -1,17 +1,8 @@
 /** The mover's settings row (`mover_settings`, absent = the defaults). */
+import { DEFAULT_MOVER_SETTINGS, type MoverSettings } from '@appliance/shares';
 import { eq } from 'drizzle-orm';
 import type { Db } from '../../db/open.ts';
 import { moverSettings } from '../../db/schema.ts';
-
-export interface MoverSettings {
-  enabled: boolean;
-  /** Daily at this local time (HH:MM, the appliance's time zone). */
-  time: string;
-  verify: 'size-mtime' | 'sha256';
-}
-
-/** Daily at 02:00: an hour before the parity sync's default 03:00, so the sync protects what moved. */
-export const DEFAULT_MOVER_SETTINGS: MoverSettings = { enabled: true, time: '02:00', verify: 'size-mtime' };
 
 export function readMoverSettings(db: Db): MoverSettings {
   const r = db.select().from(moverSettings).where(eq(moverSettings.id, 1)).get();

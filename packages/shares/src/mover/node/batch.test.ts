@@ -10,7 +10,7 @@ import path from 'node:path';
 import { createCommandRunner } from '@appliance/common';
 import { requirePrerequisites } from '@appliance/lab';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type BatchJournal, runBatch, settleBatch, TEMP_DIR_NAME } from './batch.ts';
+import { type BatchJournal, rsyncLeftovers, runBatch, settleBatch, TEMP_DIR_NAME } from './batch.ts';
 import { runMover } from './mover.ts';
 import { filesOpenForWriting, scanCache } from './scan.ts';
 
@@ -73,6 +73,37 @@ describe('runBatch', () => {
     expect((await fs.stat(at('disk1/share/a/b'))).mode & 0o777).toBe(0o750);
     expect((await scanCache(at('cache/share'))).filter((e) => e.kind !== 'dir')).toEqual([]);
     expect(fsSync.existsSync(at('disk1', TEMP_DIR_NAME))).toBe(false);
+    expect(await fs.readdir(at('journal'))).toEqual([]);
+  });
+  it('without a hash, rsync removes each single file once it is on the disk; a path already there is never overwritten, both kept', async () => {
+    await fs.mkdir(at('cache/share/d'), { recursive: true });
+    await fs.mkdir(at('disk1/share/d'), { recursive: true });
+    await fs.writeFile(at('cache/share/d/new'), 'new');
+    await fs.writeFile(at('cache/share/d/taken'), 'cache copy');
+    await fs.writeFile(at('disk1/share/d/taken'), 'disk copy');
+    await fs.writeFile(at('cache/share/d/one'), 'linked');
+    await fs.link(at('cache/share/d/one'), at('cache/share/d/two'));
+    const r = await runBatch({
+      runner,
+      journalDir: at('journal'),
+      share: 'share',
+      cacheDir: at('cache/share'),
+      diskDir: at('disk1/share'),
+      diskRoot: at('disk1'),
+      moves: [
+        { rels: ['d/new'], kind: 'file', size: 3, disk: 0 },
+        { rels: ['d/one', 'd/two'], kind: 'file', size: 6, disk: 0 },
+        { rels: ['d/taken'], kind: 'file', size: 10, disk: 0 },
+      ],
+      hash: false,
+    });
+    expect(r.movedFiles).toBe(3);
+    expect(r.skipped.map((s) => s.path)).toEqual(['d/taken']);
+    expect(await fs.readFile(at('disk1/share/d/new'), 'utf8')).toBe('new');
+    expect((await fs.stat(at('disk1/share/d/two'))).ino).toBe((await fs.stat(at('disk1/share/d/one'))).ino);
+    expect(await fs.readFile(at('disk1/share/d/taken'), 'utf8')).toBe('disk copy');
+    expect(await fs.readFile(at('cache/share/d/taken'), 'utf8')).toBe('cache copy');
+    expect(await fs.readdir(at('cache/share/d'))).toEqual(['taken']);
     expect(await fs.readdir(at('journal'))).toEqual([]);
   });
 });
@@ -152,6 +183,32 @@ describe('settleBatch', () => {
     await settleBatch(at('journal'), journal([{ rels: ['x'], kind: 'file', facts: [recorded] }]), false);
     expect(await fs.readFile(at('disk1/share/x'), 'utf8')).toBe('someone else wrote this meanwhile');
     expect(await fs.readFile(at('cache/share/x'), 'utf8')).toBe('cache');
+  });
+});
+
+describe('rsyncLeftovers', () => {
+  it('names only rsync temporary files of the batch’s files created since it began, never a user’s file', async () => {
+    await fs.mkdir(at('disk1/share/d'), { recursive: true });
+    await fs.writeFile(at('disk1/share/d/.f.bin.Older1'), 'a user file from before');
+    await new Promise((r) => setTimeout(r, 400));
+    const journal: BatchJournal = {
+      share: 'share',
+      cacheDir: at('cache/share'),
+      diskDir: at('disk1/share'),
+      diskRoot: at('disk1'),
+      units: [{ rels: ['d/f.bin'], kind: 'file', facts: [null] }],
+      startedAt: Date.now(),
+    };
+    await fs.writeFile(at('disk1/share/d/.f.bin.Ab12Cd'), 'half');
+    await fs.writeFile(at('disk1/share/d/.g.bin.Ab12Cd'), 'not a file of the batch');
+    await fs.writeFile(at('disk1/share/d/.f.bin.toolong1'), 'not rsync’s pattern');
+    expect(await rsyncLeftovers(journal)).toEqual(['d/.f.bin.Ab12Cd']);
+    await settleBatch(at('journal'), journal, false);
+    expect((await fs.readdir(at('disk1/share/d'))).sort()).toEqual([
+      '.f.bin.Older1',
+      '.f.bin.toolong1',
+      '.g.bin.Ab12Cd',
+    ]);
   });
 });
 

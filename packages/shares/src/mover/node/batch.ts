@@ -1,8 +1,9 @@
 /**
  * One batch: the files of one share going to one data disk. Recorded in a journal first, copied by
- * `rsync -aHAX` (owners, modes, times, ACLs, xattrs, hard links; each file written under a
- * temporary name in the disk's `.appliance-mover` directory and renamed into place, never over an
- * existing path), verified, and only then removed from the cache. `settleBatch` is the same ending
+ * `rsync -aHAX` (owners, modes, times, ACLs, xattrs, hard links; each file written under rsync's
+ * temporary name `.<name>.XXXXXX` in its folder on the disk and renamed into place, never over an
+ * existing path; a file is created in its own folder, so the filesystem places it as any copy
+ * would), verified, and removed from the cache only once it is whole on the disk. `settleBatch` is the same ending
  * for a batch a cancel or a killed service interrupted: every file ends whole on exactly one side.
  */
 import { createHash } from 'node:crypto';
@@ -14,7 +15,11 @@ import type { PlannedMove, Skipped } from '../core/model.ts';
 import { type CopyFacts, sameCopy } from '../core/report.ts';
 import { mapLimit } from './scan.ts';
 
-/** Below each data disk's root: rsync's temporary files (on the disk, so the rename is atomic). */
+/**
+ * Below each data disk's root: where an earlier version had rsync write its temporary files. Still
+ * removed when a batch settles (a journal that version left). rsync now writes each file under a
+ * temporary name in its own folder on the disk (see `rsyncLeftovers`).
+ */
 export const TEMP_DIR_NAME = '.appliance-mover';
 const JOURNAL = 'batch.json';
 const LIST = 'batch.list';
@@ -26,6 +31,8 @@ export interface BatchJournal {
   diskDir: string;
   diskRoot: string;
   units: { rels: string[]; kind: PlannedMove['kind']; facts: (SerialFacts | null)[] }[];
+  /** When rsync was about to start (ms since the epoch): its temporary files are newer. */
+  startedAt?: number;
 }
 
 type SerialFacts = { size: string; mtimeNs: string };
@@ -111,7 +118,10 @@ export async function settleBatch(
   journalDir: string,
   journal: BatchJournal,
   hash: boolean,
+  /** Also remove rsync's temporary files (a killed rsync leaves its current one). */
+  sweep = true,
 ): Promise<BatchOutcome> {
+  if (sweep) await removeRsyncLeftovers(journal);
   // files at once (each waits on the disks), outcomes in the batch's order
   const outcomes = await mapLimit(journal.units, 32, (unit) => settleUnit(journal, unit, hash));
   const out: BatchOutcome = { movedFiles: 0, movedBytes: 0, skipped: [] };
@@ -123,6 +133,54 @@ export async function settleBatch(
   await fs.rm(path.join(journal.diskRoot, TEMP_DIR_NAME), { recursive: true, force: true });
   await dropJournal(journalDir);
   return out;
+}
+
+/** A temporary name rsync gives `.<name>.XXXXXX` (name truncated when long; mkstemp's letters). */
+const TEMP_NAME = /^\.(.+)\.[A-Za-z0-9]{6}$/;
+/** Kernel timestamps lag the wall clock by up to a tick. */
+const CLOCK_SLACK_MS = 200;
+
+/**
+ * rsync's temporary files of this batch left in the disk's folders: in the folder of a file of the
+ * batch, a regular file named `.<that file's name (or its start)>.XXXXXX`, created after the batch
+ * began, that is not itself a name of the batch. Anything else is never touched.
+ */
+export async function rsyncLeftovers(journal: BatchJournal): Promise<string[]> {
+  if (journal.startedAt === undefined) return [];
+  const since = journal.startedAt - CLOCK_SLACK_MS;
+  const byDir = new Map<string, Set<string>>();
+  const ours = new Set<string>();
+  for (const u of journal.units) {
+    if (u.kind === 'dir') continue;
+    for (const rel of u.rels) {
+      ours.add(rel);
+      const i = rel.lastIndexOf('/');
+      const dir = i < 0 ? '' : rel.slice(0, i);
+      const names = byDir.get(dir) ?? new Set<string>();
+      byDir.set(dir, names);
+      names.add(rel.slice(i + 1));
+    }
+  }
+  const out: string[] = [];
+  for (const [dir, names] of byDir) {
+    const entries = await fs.readdir(path.join(journal.diskDir, dir)).catch(() => [] as string[]);
+    for (const entry of entries) {
+      const m = TEMP_NAME.exec(entry);
+      if (!m) continue;
+      const stem = m[1]!;
+      // rsync shortens only long names (to fit NAME_MAX with the dot and the suffix)
+      if (![...names].some((n) => n === stem || (stem.length >= 200 && n.startsWith(stem)))) continue;
+      const rel = dir === '' ? entry : `${dir}/${entry}`;
+      if (ours.has(rel)) continue;
+      const st = fsSync.lstatSync(path.join(journal.diskDir, rel), { throwIfNoEntry: false });
+      if (st?.isFile() && st.ctimeMs >= since) out.push(rel);
+    }
+  }
+  return out;
+}
+
+async function removeRsyncLeftovers(journal: BatchJournal): Promise<void> {
+  for (const rel of await rsyncLeftovers(journal)) unlinkQuietly(path.join(journal.diskDir, rel));
 }
 
 async function settleUnit(
@@ -146,7 +204,10 @@ async function settleUnit(
     (await sameInode(unit.rels.map((r) => path.join(journal.diskDir, r))));
   if (whole) {
     if (unit.kind === 'dir') return out;
-    for (const rel of unit.rels) unlinkQuietly(path.join(journal.cacheDir, rel));
+    // names rsync removed already are not looked up again (a failed unlink costs an exception)
+    unit.rels.forEach((rel, i) => {
+      if (cache[i] !== null) unlinkQuietly(path.join(journal.cacheDir, rel));
+    });
     out.movedFiles += unit.rels.length;
     if (unit.kind === 'file') out.movedBytes += Number(disk[0]!.size);
     return out;
@@ -192,70 +253,101 @@ export interface RunBatchOptions {
   onOutput?: (line: string) => void;
   /** Each file rsync has put in place (its size), for live progress; throttled by the caller. */
   onFile?: (size: number) => void;
+  /** Wall time of the batch's phases (see `MoverOptions.onPhase`). */
+  onPhase?: (phase: 'journal' | 'rsync' | 'verify-remove', ms: number) => void;
 }
 
 /** rsync's line per file it wrote (`--out-format`): a marker, the size, the name. */
 const FILE_LINE = /^>MOVED (\d+) /;
 
-/** Journals, copies, verifies and settles one batch. */
+/**
+ * Journals, copies, verifies and settles one batch. Without a hash, the files with one name are
+ * copied by one rsync with `--remove-source-files`: rsync's sender removes a cache file only after
+ * the receiver has checked the transfer's whole-file checksum, set its metadata and renamed it into
+ * place on the disk, and only when the file's size and mtime did not change since it was sent; the
+ * removals overlap the copy, as with rsync by hand. Hard-linked names, and every file when hashing,
+ * are removed by the settling after their own checks (one inode; SHA-256). The settling then
+ * checks every file of the batch either way (a removed cache file counts only when the disk holds
+ * it), so what is reported moved is on the disk.
+ */
 export async function runBatch(o: RunBatchOptions): Promise<BatchOutcome> {
+  let mark = performance.now();
+  const phase = (name: 'journal' | 'rsync' | 'verify-remove') => {
+    const now = performance.now();
+    o.onPhase?.(name, now - mark);
+    mark = now;
+  };
   const rsync = await o.runner.resolve('rsync');
   if (rsync === null) throw missingTool('rsync');
-  const units = await Promise.all(
-    o.moves.map(async (m) => ({
-      rels: m.rels,
-      kind: m.kind,
-      facts: await Promise.all(
-        m.rels.map(async (r) => {
-          const st = await fs.lstat(path.join(o.cacheDir, r), { bigint: true }).catch(() => null);
-          return st ? { size: String(st.size), mtimeNs: String(st.mtimeNs) } : null;
-        }),
-      ),
-    })),
-  );
+  // synchronous: the scan just read these inodes (see `facts`)
+  const units = o.moves.map((m) => ({
+    rels: m.rels,
+    kind: m.kind,
+    facts: m.rels.map((r) => {
+      const st = fsSync.lstatSync(path.join(o.cacheDir, r), { bigint: true, throwIfNoEntry: false });
+      return st ? { size: String(st.size), mtimeNs: String(st.mtimeNs) } : null;
+    }),
+  }));
   const journal: BatchJournal = {
     share: o.share,
     cacheDir: o.cacheDir,
     diskDir: o.diskDir,
     diskRoot: o.diskRoot,
     units,
+    startedAt: Date.now(),
   };
   await writeJournal(o.journalDir, journal);
-  const list = path.join(o.journalDir, LIST);
-  await fs.writeFile(list, `${o.moves.flatMap((m) => m.rels).join('\0')}\0`, { mode: 0o600 });
-  const temp = path.join(o.diskRoot, TEMP_DIR_NAME);
-  await fs.mkdir(temp, { recursive: true, mode: 0o700 });
   await fs.mkdir(o.diskDir, { recursive: true });
   const withSetpriv = (await o.runner.resolve('setpriv')) !== null;
-  const args = [
-    '-aHAX',
-    '--numeric-ids',
-    '--ignore-existing',
-    '--from0',
-    '--out-format=>MOVED %l %n',
-    `--files-from=${list}`,
-    `--temp-dir=${temp}`,
-    `${o.cacheDir}/`,
-    `${o.diskDir}/`,
-  ];
-  const result = await o.runner.run(
-    withSetpriv ? 'setpriv' : rsync,
-    withSetpriv ? ['--pdeathsig', 'TERM', '--', rsync, ...args] : args,
-    {
-      timeoutMs: null,
-      ...(o.signal ? { signal: o.signal } : {}),
-      killGraceMs: 30_000,
-      onSpawn: (pid) => o.onSpawn?.(pid),
-      onLine: (line, stream) => {
-        if (stream === 'stdout') {
-          const m = FILE_LINE.exec(line);
-          if (m && !line.endsWith('/')) o.onFile?.(Number(m[1]));
-        } else if (line.trim() !== '') o.onOutput?.(line);
+  // rsync removes the single names (not when hashing); the settling removes the rest
+  const runs = o.hash
+    ? [{ moves: o.moves, remove: false }]
+    : [
+        { moves: o.moves.filter((m) => m.rels.length === 1), remove: true },
+        { moves: o.moves.filter((m) => m.rels.length > 1), remove: false },
+      ];
+  phase('journal');
+  // rsync removes its temporary file when it ends, however it ends, unless it is killed
+  let clean = true;
+  for (const run of runs) {
+    if (run.moves.length === 0) continue;
+    if (o.signal?.aborted) break;
+    const list = path.join(o.journalDir, LIST);
+    await fs.writeFile(list, `${run.moves.flatMap((m) => m.rels).join('\0')}\0`, { mode: 0o600 });
+    const args = [
+      '-aHAX',
+      '--numeric-ids',
+      '--ignore-existing',
+      ...(run.remove ? ['--remove-source-files'] : []),
+      '--from0',
+      '--out-format=>MOVED %l %n',
+      `--files-from=${list}`,
+      `${o.cacheDir}/`,
+      `${o.diskDir}/`,
+    ];
+    const result = await o.runner.run(
+      withSetpriv ? 'setpriv' : rsync,
+      withSetpriv ? ['--pdeathsig', 'TERM', '--', rsync, ...args] : args,
+      {
+        timeoutMs: null,
+        ...(o.signal ? { signal: o.signal } : {}),
+        killGraceMs: 30_000,
+        onSpawn: (pid) => o.onSpawn?.(pid),
+        onLine: (line, stream) => {
+          if (stream === 'stdout') {
+            const m = FILE_LINE.exec(line);
+            if (m && !line.endsWith('/')) o.onFile?.(Number(m[1]));
+          } else if (line.trim() !== '') o.onOutput?.(line);
+        },
       },
-    },
-  );
-  o.onSpawn?.(null);
-  if (result.exitCode !== 0 && !result.cancelled)
-    o.onOutput?.(`rsync exited with ${result.exitCode}; the files it did not copy stay on the cache`);
-  return settleBatch(o.journalDir, journal, o.hash);
+    );
+    o.onSpawn?.(null);
+    if (result.exitCode !== 0) clean = false;
+    if (result.exitCode !== 0 && !result.cancelled)
+      o.onOutput?.(`rsync exited with ${result.exitCode}; the files it did not copy stay on the cache`);
+  }
+  phase('rsync');
+  const out = await settleBatch(o.journalDir, journal, o.hash, !clean);
+  phase('verify-remove');
+  return out;
 }

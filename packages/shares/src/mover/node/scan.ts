@@ -4,14 +4,25 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { CacheEntry } from '../core/model.ts';
 
-/** Every entry below `root` (links never followed), paths relative to it. */
+/** Directories read at once by the scan: a cold cache waits on the disk for each. */
+const SCAN_CONCURRENCY = 16;
+
+/**
+ * Every entry below `root` (links never followed), paths relative to it, depth first in name
+ * order. Sibling directories are read at once (at most `SCAN_CONCURRENCY` reads in flight), so a
+ * cold cache is not one disk wait after another.
+ */
 export async function scanCache(root: string): Promise<CacheEntry[]> {
-  const out: CacheEntry[] = [];
-  /** Returns how many names `dir` holds. */
-  const walk = async (dir: string, rel: string): Promise<number> => {
-    const names = (await fs.readdir(dir)).sort();
-    // one directory's entries at once: the thread pool works while this waits
-    const stats = await Promise.all(names.map((name) => fs.lstat(path.join(dir, name), { bigint: true })));
+  const limit = limiter(SCAN_CONCURRENCY);
+  /** The entries below `dir` in order, and how many names `dir` holds. */
+  const walk = async (dir: string, rel: string): Promise<{ entries: CacheEntry[]; names: number }> => {
+    const { names, stats } = await limit(async () => {
+      const names = (await fs.readdir(dir)).sort();
+      // one directory's entries at once: the thread pool works while this waits
+      const stats = await Promise.all(names.map((name) => fs.lstat(path.join(dir, name), { bigint: true })));
+      return { names, stats };
+    });
+    const parts: (CacheEntry[] | Promise<CacheEntry[]>)[] = [];
     for (let i = 0; i < names.length; i++) {
       const name = names[i]!;
       const st = stats[i]!;
@@ -30,13 +41,35 @@ export async function scanCache(root: string): Promise<CacheEntry[]> {
         inode: `${st.dev}:${st.ino}`,
         nlink: Number(st.nlink),
       };
-      out.push(entry);
-      if (kind === 'dir') entry.empty = (await walk(path.join(dir, name), r)) === 0;
+      parts.push([entry]);
+      if (kind === 'dir')
+        parts.push(
+          walk(path.join(dir, name), r).then((sub) => {
+            entry.empty = sub.names === 0;
+            return sub.entries;
+          }),
+        );
     }
-    return names.length;
+    return { entries: (await Promise.all(parts)).flat(), names: names.length };
   };
-  await walk(root, '');
-  return out;
+  return (await walk(root, '')).entries;
+}
+
+/** Runs the functions given to it, at most `n` at a time. */
+function limiter(n: number): <T>(fn: () => Promise<T>) => Promise<T> {
+  let active = 0;
+  const waiting: (() => void)[] = [];
+  return async (fn) => {
+    if (active >= n) await new Promise<void>((r) => waiting.push(r));
+    else active += 1;
+    try {
+      return await fn();
+    } finally {
+      const next = waiting.shift();
+      if (next) next();
+      else active -= 1;
+    }
+  };
 }
 
 /** `fn` over `items`, at most `limit` at a time; results in the items' order. */
@@ -106,7 +139,15 @@ export async function presence(
   const present = new Map<string, number[]>();
   const notDir = new Map<string, number[]>();
   // top down: shorter paths first
-  const list = [...wanted].sort((a, b) => a.split('/').length - b.split('/').length);
+  const depth = (rel: string) => {
+    let n = 0;
+    for (let i = rel.indexOf('/'); i >= 0; i = rel.indexOf('/', i + 1)) n += 1;
+    return n;
+  };
+  const list = [...wanted]
+    .map((rel) => ({ rel, depth: depth(rel) }))
+    .sort((a, b) => a.depth - b.depth)
+    .map((e) => e.rel);
   // synchronous lstat (mostly a missing name: a lookup in the dentry cache), yielding between chunks
   const CHUNK = 512;
   for (let i = 0; i < list.length; i += CHUNK) {
@@ -114,7 +155,10 @@ export async function presence(
       const found: number[] = [];
       const odd: number[] = [];
       for (let d = 0; d < roots.length; d++) {
-        // below a non-directory nothing is looked up (it would be followed)
+        // below a non-directory nothing is looked up (it would be followed); below a directory
+        // the disk does not have, nothing is there (one lookup for a whole new folder)
+        const parent = parentOfRel(rel);
+        if (parent !== '' && !present.get(parent)?.includes(d)) continue;
         if (blockedAbove(notDir, rel, d)) continue;
         const st = fsSync.lstatSync(path.join(roots[d]!, rel), { throwIfNoEntry: false });
         if (!st) continue;
