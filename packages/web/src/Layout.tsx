@@ -18,6 +18,8 @@ const links = [
   ['/apps', 'Apps'],
   ['/notifications', 'Notifications'],
   ['/users', 'Users'],
+  ['/mover', 'Mover'],
+  ['/updates', 'Updates'],
   ['/settings', 'Settings'],
   ['/configuration', 'Configuration'],
   ['/audit', 'Audit'],

@@ -39,6 +39,8 @@ export const pages: RouteObject[] = [
   },
   { path: 'audit', lazy: () => import('./pages/Audit.tsx').then((m) => ({ Component: m.Audit })) },
   { path: 'users', lazy: () => import('./pages/Users.tsx').then((m) => ({ Component: m.Users })) },
+  { path: 'mover', lazy: () => import('./pages/Mover.tsx').then((m) => ({ Component: m.Mover })) },
+  { path: 'updates', lazy: () => import('./pages/Updates.tsx').then((m) => ({ Component: m.Updates })) },
   { path: '*', element: <NotFound /> },
 ];
 
