@@ -41,6 +41,10 @@ export const pages: RouteObject[] = [
   { path: 'users', lazy: () => import('./pages/Users.tsx').then((m) => ({ Component: m.Users })) },
   { path: 'mover', lazy: () => import('./pages/Mover.tsx').then((m) => ({ Component: m.Mover })) },
   { path: 'updates', lazy: () => import('./pages/Updates.tsx').then((m) => ({ Component: m.Updates })) },
+  {
+    path: 'disks/removal',
+    lazy: () => import('./pages/DiskRemoval.tsx').then((m) => ({ Component: m.DiskRemoval })),
+  },
   { path: '*', element: <NotFound /> },
 ];
 
