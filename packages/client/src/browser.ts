@@ -37,9 +37,29 @@ export interface BrowserEventHandlers {
   onError?(): void;
 }
 
+export interface BrowserStreamHandlers {
+  /** One named server-sent event (`line`, `end`, `error` …) with its data parsed as JSON. */
+  onEvent(name: string, data: unknown): void;
+  /** The stream is open. */
+  onOpen?(): void;
+  /** The stream dropped or was refused (the browser may retry it on its own). */
+  onError?(closed: boolean): void;
+}
+
 export interface BrowserClient extends JsonCalls {
   /** `GET /events` as callbacks, reconnecting after the service restarts. */
   events(handlers: BrowserEventHandlers): BrowserEvents;
+  /**
+   * A route that streams server-sent events (`GET /stacks/{name}/logs?follow=1`) through the
+   * browser's `EventSource`: each event named in `events` goes to `onEvent`. Nothing is retried
+   * here; `close()` stops it.
+   */
+  stream<P extends PathsWith<'get'>>(
+    path: P,
+    init: { params?: Record<string, string>; query?: Record<string, string> },
+    events: readonly string[],
+    handlers: BrowserStreamHandlers,
+  ): BrowserEvents;
   /** A route whose answer is a file (`POST /config/export`): its bytes and its file name. */
   download<P extends PathsWith<'post'>>(path: P): Promise<{ blob: Blob; filename: string | null }>;
   /** A multipart upload (`POST /config/import/preview`): the form's parts as they are. */
@@ -130,6 +150,27 @@ export function createBrowserClient(options: BrowserClientOptions = {}): Browser
     async upload(path: string, form: FormData) {
       // the browser sets the multipart content type with its boundary
       return (await send(path, form)).json();
+    },
+    stream(
+      template: string,
+      init: { params?: Record<string, string>; query?: Record<string, string> },
+      names: readonly string[],
+      handlers: BrowserStreamHandlers,
+    ) {
+      const source = new EventSource(`${base}${resolvePath(template, init.params, init.query)}`);
+      for (const name of names)
+        source.addEventListener(name, (e) => {
+          let data: unknown = null;
+          try {
+            data = JSON.parse(String((e as MessageEvent).data));
+          } catch {
+            // a bare `error` event of the connection itself carries no data
+          }
+          handlers.onEvent(name, data);
+        });
+      source.addEventListener('open', () => handlers.onOpen?.());
+      source.addEventListener('error', () => handlers.onError?.(source.readyState === EventSource.CLOSED));
+      return { close: () => source.close() };
     },
     events(handlers: BrowserEventHandlers) {
       let source: EventSource | null = null;

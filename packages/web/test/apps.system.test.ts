@@ -1,7 +1,7 @@
 /**
  * The apps pages in chromium against the real service and a private dockerd: a busybox stack
  * installed from a lab catalog source (through the API), then started from its page (the job
- * followed live; its port answers on loopback), its logs shown, stopped, an update with a
+ * followed live; its port answers on loopback), its logs followed live over SSE, stopped, an update with a
  * snapshot refused with the API's sentence, and removed with the typed phrase (its folder gone,
  * its data kept); axe-core and screenshots.
  */
@@ -113,6 +113,12 @@ describe('the apps pages', () => {
     await tab.page.getByTestId('stack-status').filter({ hasText: 'running' }).waitFor({ timeout: 30_000 });
     expect(await fetchText(port)).toBe('hello from the app\n');
     await tab.page.getByTestId('stack-log-lines').filter({ hasText: 'web | web says hello' }).waitFor();
+    // followed live (GET /stacks/hello/logs?follow=1 as server-sent events): a line the container
+    // writes now shows without a reload
+    await tab.page.getByTestId('stack-logs-state').filter({ hasText: 'Following live' }).waitFor();
+    const [container] = (await dockerd.docker(['ps', '-q'])).stdout.trim().split('\n');
+    await dockerd.docker(['exec', container!, 'sh', '-c', 'echo a line written later > /proc/1/fd/1']);
+    await tab.page.getByTestId('stack-log-lines').filter({ hasText: 'web | a line written later' }).waitFor();
     expect(await check(tab.page, '41-app')).toEqual([]);
   });
 
@@ -129,6 +135,7 @@ describe('the apps pages', () => {
   it('stops, then removes with the typed phrase: the folder goes, the data stays', async () => {
     await tab.page.getByRole('button', { name: 'Stop', exact: true }).click();
     await tab.page.getByTestId('stack-status').filter({ hasText: 'stopped' }).waitFor({ timeout: 120_000 });
+    await tab.page.getByTestId('stack-logs-state').filter({ hasText: 'No container runs' }).waitFor();
     expect(await fetchText(port)).toBeNull();
     expect(fs.existsSync(stackDir())).toBe(true);
     await tab.page.getByRole('button', { name: 'Remove…' }).click();

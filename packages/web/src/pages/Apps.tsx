@@ -16,6 +16,7 @@ import {
   Scroll,
   StateBadge,
 } from '../ui.tsx';
+import { StackLogs } from './StackLogs.tsx';
 
 type Stack = Awaited<ReturnType<typeof api.get<'/stacks/{name}'>>>;
 
@@ -108,31 +109,6 @@ function JobCard({ id }: { id: string }) {
         </Scroll>
       ) : null}
     </div>
-  );
-}
-
-function Logs({ name }: { name: string }) {
-  const logs = useQuery({
-    queryKey: ['stack-logs', name],
-    queryFn: () => api.get('/stacks/{name}/logs', { params: { name }, query: { tail: '200' } }),
-    refetchInterval: 3000,
-  });
-  return (
-    <Card title="Logs" id="stack-logs">
-      <p className="muted">The last 200 lines of every service, refreshed every 3 seconds.</p>
-      <ErrorNote error={logs.error} />
-      {logs.data ? (
-        logs.data.lines.length === 0 ? (
-          <p className="muted">No output yet.</p>
-        ) : (
-          <Scroll label={`Logs of ${name}`}>
-            <pre className="output" data-testid="stack-log-lines">
-              {logs.data.lines.map((l) => `${l.service} | ${l.text}`).join('\n')}
-            </pre>
-          </Scroll>
-        )
-      ) : null}
-    </Card>
   );
 }
 
@@ -306,7 +282,7 @@ function AppDetailOf({ name }: { name: string }) {
           </Card>
         </div>
       ) : null}
-      {s ? <Logs name={name} /> : null}
+      {s ? <StackLogs key={s.status} name={name} /> : null}
     </Page>
   );
 }

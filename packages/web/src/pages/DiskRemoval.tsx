@@ -5,7 +5,7 @@ import { Link } from 'react-router';
 import { api, formatTime } from '../api.ts';
 import { Choice } from '../forms.tsx';
 import { useReadOnly } from '../session.tsx';
-import { Card, ErrorNote, KeyValues, Loading, Page } from '../ui.tsx';
+import { Card, ErrorNote, Loading, Page } from '../ui.tsx';
 
 type Slot = Awaited<ReturnType<typeof api.get<'/disks/array'>>>['disks'][number];
 type State = NonNullable<Slot['removalState']> | 'none';
