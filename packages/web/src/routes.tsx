@@ -49,6 +49,10 @@ export const pages: RouteObject[] = [
   { path: 'updates', lazy: () => import('./pages/Updates.tsx').then((m) => ({ Component: m.Updates })) },
   { path: 'audit', lazy: () => import('./pages/Audit.tsx').then((m) => ({ Component: m.Audit })) },
   { path: 'users', lazy: () => import('./pages/Users.tsx').then((m) => ({ Component: m.Users })) },
+  {
+    path: 'disks/removal',
+    lazy: () => import('./pages/DiskRemoval.tsx').then((m) => ({ Component: m.DiskRemoval })),
+  },
   { path: '*', element: <NotFound /> },
 ];
 

@@ -147,6 +147,8 @@ export function ConfirmDialog({
               <form
                 onSubmit={async (e) => {
                   e.preventDefault();
+                  // a portal: React would bubble this submit to a form around the trigger
+                  e.stopPropagation();
                   setBusy(true);
                   setError(null);
                   try {

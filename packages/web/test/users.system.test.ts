@@ -80,6 +80,27 @@ describe('the users page', () => {
     expect(await check(tab.page, '30-users')).toEqual([]);
   });
 
+  it('deletes a group from its dialog; the members form around the trigger is not submitted too', async () => {
+    await tab.page.getByLabel('Group name').fill('guests');
+    await tab.page.getByRole('button', { name: 'Create group' }).click();
+    await tab.page.getByRole('button', { name: 'Save members of guests' }).waitFor();
+    const writes: string[] = [];
+    const seen = (r: { method(): string; url(): string }) => {
+      if (r.method() !== 'GET' && r.url().includes('/api/v1/user-groups'))
+        writes.push(`${r.method()} ${r.url()}`);
+    };
+    tab.page.on('request', seen);
+    await tab.page.getByRole('button', { name: 'Delete group guests…' }).click();
+    await tab.page.getByRole('dialog').getByRole('button', { name: 'Delete group' }).click();
+    await tab.page.getByRole('button', { name: 'Save members of guests' }).waitFor({ state: 'detached' });
+    tab.page.off('request', seen);
+    // the dialog's submit does not bubble (through React's tree) to the members form
+    expect(writes).toHaveLength(1);
+    expect(writes[0]).toMatch(/^DELETE .*\/api\/v1\/user-groups\/[^/]+$/);
+    const groups = (await s.call('GET', '/user-groups')).body.groups as Array<{ name: string }>;
+    expect(groups.map((g) => g.name)).toEqual(['family']);
+  });
+
   it('creates a token shown once, used, then revoked and refused', async () => {
     await tab.page.getByLabel('Token name').fill('backup script');
     await choose(tab.page, 'Token role', 'viewer');

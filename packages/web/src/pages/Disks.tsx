@@ -204,7 +204,8 @@ export function Disks() {
           </ul>
           <p>
             <Link to="/disks/replace">Replace a failed disk</Link> ·{' '}
-            <Link to="/disks/upgrade">Upgrade a disk</Link>
+            <Link to="/disks/upgrade">Upgrade a disk</Link> ·{' '}
+            <Link to="/disks/removal">Disks leaving the array</Link>
           </p>
         </Card>
       ) : null}

@@ -1,21 +1,23 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useState } from 'react';
+import { useCallback, useEffect, useState } from 'react';
 import { Button, Form, Input, Label, TextField } from 'react-aria-components';
 import { Link } from 'react-router';
 import { api, formatBytes, formatTime } from '../api.ts';
 import { Check, Choice } from '../forms.tsx';
 import { useReadOnly } from '../session.tsx';
-import { Card, ErrorNote, JobBar, KeyValues, Loading, Page, Scroll, StateBadge } from '../ui.tsx';
+import { Card, ErrorNote, KeyValues, Loading, Page, Scroll, StateBadge } from '../ui.tsx';
+import { JobLine } from './JobLine.tsx';
 
-type Settings = Awaited<ReturnType<typeof api.get<'/settings/mover'>>>;
-type Verify = Settings['verify'];
+type Status = Awaited<ReturnType<typeof api.get<'/mover'>>>;
+type Verify = Status['settings']['verify'];
 
 const VERIFY: ReadonlyArray<readonly [Verify, string]> = [
   ['size-mtime', 'size and modification time'],
-  ['sha256', 'also SHA-256 of both copies (slower)'],
+  ['sha256', 'SHA-256 of both copies (slower)'],
 ];
 
-const REASONS: Record<string, string> = {
+/** Why a file stayed on the cache, in words. */
+export const REASONS: Record<string, string> = {
   open_for_writing: 'open for writing',
   exists_on_array: 'already on a data disk',
   no_space: 'no data disk with room',
@@ -23,7 +25,73 @@ const REASONS: Record<string, string> = {
   copy_failed: 'the copy failed',
 };
 
-function SettingsForm({ initial, readOnly }: { initial: Settings; readOnly: boolean }) {
+function LastRun({ last }: { last: NonNullable<Status['lastRun']> }) {
+  const byReason = Object.entries(last.skippedByReason ?? {})
+    .filter(([, n]) => n > 0)
+    .map(([r, n]) => `${n} ${REASONS[r] ?? r}`)
+    .join(', ');
+  return (
+    <>
+      <KeyValues
+        rows={[
+          [
+            'State',
+            <span key="s" data-testid="mover-last-state">
+              <StateBadge state={last.state} /> (<Link to={`/jobs/${last.jobId}`}>job</Link>,{' '}
+              {last.trigger === 'schedule' ? 'scheduled' : 'on demand'})
+            </span>,
+          ],
+          ['Ended', formatTime(last.endedAt)],
+          [
+            'Moved',
+            <span key="m" data-testid="mover-moved">
+              {last.movedFiles ?? 0} file(s), {formatBytes(last.movedBytes ?? 0)}
+            </span>,
+          ],
+          [
+            'Kept on the cache',
+            <span key="k" data-testid="mover-skipped">
+              {last.skippedCount ?? 0} file(s){byReason ? `: ${byReason}` : ''}
+            </span>,
+          ],
+        ]}
+      />
+      {last.error ? (
+        <p className="error" role="alert">
+          {last.error.message}
+        </p>
+      ) : null}
+      {last.skipped.length > 0 ? (
+        <Scroll label="Files kept on the cache">
+          <table className="table" data-testid="mover-skipped-files">
+            <caption className="sr-only">Files kept on the cache and why</caption>
+            <thead>
+              <tr>
+                <th scope="col">Share</th>
+                <th scope="col">Path</th>
+                <th scope="col">Why</th>
+              </tr>
+            </thead>
+            <tbody>
+              {last.skipped.map((s) => (
+                <tr key={`${s.share}/${s.path}`}>
+                  <td>{s.share}</td>
+                  <td>
+                    <code>{s.path}</code>
+                  </td>
+                  <td>{REASONS[s.reason] ?? s.reason}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </Scroll>
+      ) : null}
+    </>
+  );
+}
+
+function MoverSettings({ initial }: { initial: Status['settings'] }) {
+  const readOnly = useReadOnly();
   const qc = useQueryClient();
   const [s, setS] = useState(initial);
   const [saved, setSaved] = useState(false);
@@ -35,9 +103,9 @@ function SettingsForm({ initial, readOnly }: { initial: Settings; readOnly: bool
       void qc.invalidateQueries({ queryKey: ['mover'] });
     },
   });
-  const set = <K extends keyof Settings>(k: K, v: Settings[K]) => {
+  const edit = (next: Partial<Status['settings']>) => {
     setSaved(false);
-    setS((o) => ({ ...o, [k]: v }));
+    setS({ ...s, ...next });
   };
   return (
     <Form
@@ -47,151 +115,88 @@ function SettingsForm({ initial, readOnly }: { initial: Settings; readOnly: bool
         save.mutate();
       }}
     >
-      <Check value={s.enabled} onChange={(v) => set('enabled', v)} isDisabled={readOnly}>
+      <Check value={s.enabled} onChange={(enabled) => edit({ enabled })} isDisabled={readOnly}>
         Run daily (before the parity sync)
       </Check>
-      <TextField className="field" value={s.time} onChange={(v) => set('time', v)} isDisabled={readOnly}>
-        <Label>Time (HH:MM)</Label>
-        <Input />
+      <TextField className="field" value={s.time} onChange={(time) => edit({ time })} isDisabled={readOnly}>
+        <Label>Daily at (HH:MM, 24-hour, the appliance's time zone)</Label>
+        <Input autoComplete="off" spellCheck={false} />
       </TextField>
       <Choice
         label="Verify each copy by"
         value={s.verify}
         options={VERIFY}
-        onChange={(v) => set('verify', v)}
+        onChange={(verify) => edit({ verify })}
         isDisabled={readOnly}
       />
       <ErrorNote error={save.error} />
-      {saved ? <p role="status">Saved.</p> : null}
-      <Button type="submit" className="button" isDisabled={readOnly || save.isPending}>
-        Save schedule
+      {saved ? <p role="status">Mover settings saved.</p> : null}
+      <Button type="submit" className="button primary" isDisabled={readOnly || save.isPending}>
+        Save mover settings
       </Button>
     </Form>
   );
 }
 
-/** `/mover`: what the mover did last (moved, skipped and why), its job live, run now, its schedule. */
 export function Mover() {
   const readOnly = useReadOnly();
   const qc = useQueryClient();
-  const mover = useQuery({
-    queryKey: ['mover'],
-    queryFn: () => api.get('/mover'),
-    refetchInterval: (q) => (q.state.data?.running ? 3_000 : false),
+  const status = useQuery({ queryKey: ['mover'], queryFn: () => api.get('/mover') });
+  const [jobId, setJobId] = useState<string | null>(null);
+  const run = useMutation({
+    mutationFn: () => api.post('/mover/run', { body: {} }),
+    onSuccess: (j) => setJobId(j.id),
   });
-  const [verify, setVerify] = useState<Verify | null>(null);
-  const m = mover.data;
-  const runNow = useMutation({
-    mutationFn: () => api.post('/mover/run', { body: verify ? { verify } : {} }),
-    onSuccess: () => void qc.invalidateQueries({ queryKey: ['mover'] }),
-  });
-  // its job's progress comes on GET /events (the jobs cache); its end re-reads the status
-  const job = useQuery({
-    queryKey: ['job', m?.running?.id ?? ''],
-    queryFn: () => api.get('/jobs/{id}', { params: { id: m!.running!.id } }),
-    enabled: Boolean(m?.running),
-  });
-  const ended = job.data && !['running', 'queued'].includes(job.data.state) ? job.data.id : null;
-  useEffect(() => {
-    if (ended) void qc.invalidateQueries({ queryKey: ['mover'] });
-  }, [ended, qc]);
-  const last = m?.lastRun;
-  const running = job.data && ['running', 'queued'].includes(job.data.state) ? job.data : null;
+  const ended = useCallback(() => void qc.invalidateQueries({ queryKey: ['mover'] }), [qc]);
+  const d = status.data;
+  const following = jobId ?? d?.running?.id ?? null;
   return (
     <Page title="Mover">
-      <ErrorNote error={mover.error} />
-      {!m ? <Loading what="the mover" /> : null}
-      {m ? (
-        <div className="grid">
-          <Card title="Mover" id="mover">
-            <p>
-              Moves the files of cache-then-move shares from the cache to the data disks, where parity
-              protects them.
-            </p>
-            <KeyValues
-              rows={[
-                ['Cache disk', m.configured ? 'yes' : 'none (nothing to move)'],
-                ['Shares it moves', m.shares.length > 0 ? m.shares.join(', ') : 'none'],
-                ['Next run', formatTime(m.nextRun)],
-              ]}
-            />
-            {running ? (
-              <>
-                <JobBar
-                  label={`mover${running.phase ? ` — ${running.phase}` : ''}`}
-                  percent={running.percent}
-                  bytesDone={running.bytesDone}
-                  bytesTotal={running.bytesTotal}
-                  etaSeconds={running.etaSeconds}
-                />
-                <Link to={`/jobs/${running.id}`}>Job details</Link>
-              </>
-            ) : null}
-            <Choice
-              label="Verify this run by"
-              value={verify ?? m.settings.verify}
-              options={VERIFY}
-              onChange={setVerify}
-              isDisabled={readOnly}
-            />
-            <ErrorNote error={runNow.error} />
-            <div className="actions">
-              <Button
-                className="button primary"
-                isDisabled={readOnly || runNow.isPending || Boolean(running)}
-                onPress={() => runNow.mutate()}
-              >
-                Run the mover now
-              </Button>
-            </div>
-          </Card>
-          <Card title="Last run" id="mover-last">
-            {!last ? (
-              <p className="muted">The mover has not run yet.</p>
-            ) : (
-              <div data-testid="mover-last">
-                <p>
-                  <StateBadge state={last.state} /> {formatTime(last.endedAt)} ({last.trigger}) ·{' '}
-                  <Link to={`/jobs/${last.jobId}`}>Job</Link>
-                </p>
-                {last.error ? <p className="error">{last.error.message}</p> : null}
-                <p data-testid="mover-moved">
-                  {last.movedFiles ?? 0} files moved ({formatBytes(last.movedBytes ?? 0)}),{' '}
-                  {last.skippedCount ?? 0} skipped
-                </p>
-                {last.skipped.length > 0 ? (
-                  <Scroll label="Skipped files">
-                    <table className="table">
-                      <caption className="sr-only">Skipped files</caption>
-                      <thead>
-                        <tr>
-                          <th scope="col">Share</th>
-                          <th scope="col">File</th>
-                          <th scope="col">Why</th>
-                        </tr>
-                      </thead>
-                      <tbody>
-                        {last.skipped.map((x) => (
-                          <tr key={`${x.share}/${x.path}`}>
-                            <td>{x.share}</td>
-                            <td>
-                              <code>{x.path}</code>
-                            </td>
-                            <td>{REASONS[x.reason] ?? x.reason}</td>
-                          </tr>
-                        ))}
-                      </tbody>
-                    </table>
-                  </Scroll>
-                ) : null}
+      <div className="grid">
+        <Card title="Cache to data disks" id="mover">
+          <ErrorNote error={status.error} />
+          {!d ? <Loading what="the mover" /> : null}
+          {d ? (
+            <>
+              <p>
+                {d.configured
+                  ? 'Files written to the cache by cache-then-move shares move to the data disks, daily and on demand.'
+                  : 'This array has no cache disk: the mover has nothing to move.'}
+              </p>
+              <KeyValues
+                rows={[
+                  [
+                    'Shares it moves',
+                    d.shares.length ? d.shares.join(', ') : 'none (no cache-then-move share)',
+                  ],
+                  [
+                    'Next run',
+                    <span key="n" data-testid="mover-next">
+                      {d.settings.enabled ? formatTime(d.nextRun) : 'not scheduled (daily run off)'}
+                    </span>,
+                  ],
+                ]}
+              />
+              <div className="actions">
+                <Button
+                  className="button primary"
+                  isDisabled={readOnly || run.isPending || d.running !== null}
+                  onPress={() => run.mutate()}
+                >
+                  Run now
+                </Button>
               </div>
-            )}
-          </Card>
-          <Card title="Schedule" id="mover-settings">
-            <SettingsForm initial={m.settings} readOnly={readOnly} />
-          </Card>
-        </div>
-      ) : null}
+              <ErrorNote error={run.error} />
+              {following ? <JobLine key={following} id={following} testId="mover-job" onEnd={ended} /> : null}
+              <h3>Last run</h3>
+              {d.lastRun ? <LastRun last={d.lastRun} /> : <p>The mover has not run yet.</p>}
+            </>
+          ) : null}
+        </Card>
+        <Card title="Schedule and verification" id="mover-settings">
+          {d ? <MoverSettings initial={d.settings} /> : <Loading what="the settings" />}
+        </Card>
+      </div>
     </Page>
   );
 }

@@ -1,176 +1,174 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useState } from 'react';
+import { useCallback, useState } from 'react';
 import { Button, Form, Input, Label, TextField } from 'react-aria-components';
 import { Link } from 'react-router';
 import { api, formatTime } from '../api.ts';
 import { useReadOnly } from '../session.tsx';
-import { Card, ConfirmDialog, ErrorNote, JobBar, KeyValues, Loading, Page, StateBadge } from '../ui.tsx';
+import { Card, ConfirmDialog, ErrorNote, KeyValues, Loading, Page, StateBadge } from '../ui.tsx';
+import { JobLine } from './JobLine.tsx';
 
-const active = (state: string | undefined) => state === 'running' || state === 'queued';
+type Updates = Awaited<ReturnType<typeof api.get<'/updates'>>>;
+type Pkg = Updates['pending'][number];
 
-function Packages() {
+function Packages({ pending }: { pending: Pkg[] }) {
+  if (pending.length === 0) return <p data-testid="updates-none">Every package is up to date.</p>;
+  return (
+    <div className="table-wrap">
+      <table className="table" data-testid="updates-pending">
+        <caption className="sr-only">Packages with an update</caption>
+        <thead>
+          <tr>
+            <th scope="col">Package</th>
+            <th scope="col">Installed</th>
+            <th scope="col">New</th>
+            <th scope="col">From</th>
+          </tr>
+        </thead>
+        <tbody>
+          {pending.map((p) => (
+            <tr key={p.name}>
+              <td>
+                {p.name} {p.security ? <StateBadge state="security" /> : null}
+              </td>
+              <td>{p.from}</td>
+              <td>{p.to}</td>
+              <td>{p.origin}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+function UpdatesCard() {
   const readOnly = useReadOnly();
   const qc = useQueryClient();
-  const updates = useQuery({
-    queryKey: ['updates'],
-    queryFn: () => api.get('/updates'),
-    refetchInterval: (q) => (q.state.data?.running ? 3_000 : false),
-  });
+  const updates = useQuery({ queryKey: ['updates'], queryFn: () => api.get('/updates') });
   const [jobId, setJobId] = useState<string | null>(null);
-  const started = (j: { id: string }) => {
-    setJobId(j.id);
-    void qc.invalidateQueries({ queryKey: ['updates'] });
-  };
-  const check = useMutation({
-    mutationFn: () => api.post('/updates/check', { body: {} }),
-    onSuccess: started,
+  const start = useMutation({
+    mutationFn: (what: 'check' | 'apply') =>
+      what === 'check' ? api.post('/updates/check', { body: {} }) : api.post('/updates/apply', { body: {} }),
+    onSuccess: (j) => setJobId(j.id),
   });
-  const u = updates.data;
-  const id = jobId ?? u?.running?.id ?? null;
-  // progress arrives on GET /events (patched into this cache); the end re-reads the updates
-  const job = useQuery({
-    queryKey: ['job', id ?? ''],
-    queryFn: () => api.get('/jobs/{id}', { params: { id: id! } }),
-    enabled: id !== null,
-  });
-  const ended = job.data && !active(job.data.state) ? job.data.id : null;
-  useEffect(() => {
-    if (!ended) return;
+  const ended = useCallback(() => {
     void qc.invalidateQueries({ queryKey: ['updates'] });
     void qc.invalidateQueries({ queryKey: ['reboot'] });
-  }, [ended, qc]);
-  const busy = active(job.data?.state) || Boolean(u?.running);
+  }, [qc]);
+  const d = updates.data;
+  const following = jobId ?? d?.running?.id ?? null;
+  const busy = readOnly || start.isPending || (d?.running ?? null) !== null;
   return (
-    <Card title="Debian packages" id="packages">
+    <Card title="Package updates" id="updates">
       <ErrorNote error={updates.error} />
-      {!u ? <Loading what="the updates" /> : null}
-      {u ? (
+      {!d ? <Loading what="the updates" /> : null}
+      {d ? (
         <>
           <KeyValues
             rows={[
-              ['Last check', formatTime(u.checkedAt)],
-              ['Next check', formatTime(u.nextCheckAt)],
-              ['Updates', `${u.pending.length} (${u.security.length} for security)`],
+              [
+                'Last check',
+                <span key="c" data-testid="updates-checked">
+                  {formatTime(d.checkedAt)}
+                </span>,
+              ],
+              ['Next check', formatTime(d.nextCheckAt)],
+              [
+                'Pending',
+                <span key="p" data-testid="updates-count">
+                  {d.pending.length} package(s), {d.security.length} security
+                </span>,
+              ],
               [
                 'Last update',
-                u.lastApply ? `${u.lastApply.state}, ${formatTime(u.lastApply.endedAt)}` : 'never',
+                d.lastApply ? (
+                  <span key="a">
+                    <StateBadge state={d.lastApply.state} /> {formatTime(d.lastApply.endedAt)} (
+                    <Link to={`/jobs/${d.lastApply.id}`}>job</Link>)
+                  </span>
+                ) : (
+                  'never'
+                ),
               ],
             ]}
           />
-          {u.checkError ? <p className="error">{u.checkError}</p> : null}
-          {u.pending.length > 0 ? (
-            <div className="table-wrap">
-              <table className="table" data-testid="pending">
-                <caption className="sr-only">Packages to update</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Package</th>
-                    <th scope="col">Installed</th>
-                    <th scope="col">New</th>
-                    <th scope="col">From</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {u.pending.map((p) => (
-                    <tr key={`${p.name}:${p.architecture}`}>
-                      <th scope="row">
-                        {p.name}
-                        {p.security ? <span className="bad"> (security)</span> : null}
-                      </th>
-                      <td>{p.from}</td>
-                      <td>{p.to}</td>
-                      <td>{p.origin}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+          {d.checkError ? (
+            <p className="error" role="alert">
+              {d.checkError}
+            </p>
           ) : null}
-          {job.data ? (
-            <div data-testid="updates-job">
-              <p>
-                <Link to={`/jobs/${job.data.id}`}>{job.data.type.replace(/[._]/g, ' ')}</Link>:{' '}
-                <StateBadge state={job.data.state} />
-              </p>
-              {active(job.data.state) ? (
-                <JobBar label={job.data.phase ?? 'waiting'} percent={job.data.percent} />
-              ) : null}
-              {job.data.error ? <p className="error">{job.data.error.message}</p> : null}
-            </div>
-          ) : null}
-          <ErrorNote error={check.error} />
+          <Packages pending={d.pending} />
           <div className="actions">
-            <Button
-              className="button"
-              isDisabled={readOnly || busy || check.isPending}
-              onPress={() => check.mutate()}
-            >
+            <Button className="button" isDisabled={busy} onPress={() => start.mutate('check')}>
               Check now
             </Button>
             <ConfirmDialog
-              trigger="Update now…"
-              title="Install the updates?"
-              confirmLabel="Update"
-              isDisabled={readOnly || busy || u.pending.length === 0}
-              onConfirm={async () => started(await api.post('/updates/apply', { body: {} }))}
+              trigger="Apply updates…"
+              title="Apply the updates"
+              confirmLabel="Apply updates"
+              isDisabled={busy || d.pending.length === 0}
+              onConfirm={async () => {
+                const j = await api.post('/updates/apply', { body: {} });
+                setJobId(j.id);
+              }}
             >
               <p>
-                A configuration archive is made first, then apt upgrades the {u.pending.length} packages. It
-                waits for no array job: it is refused while one runs.
+                A configuration archive is written first, then {d.pending.length} package(s) are upgraded
+                without questions. It waits for no array job: while a parity sync, a scrub or a disk job runs
+                it is refused.
               </p>
             </ConfirmDialog>
           </div>
+          <ErrorNote error={start.error} />
+          {following ? <JobLine key={following} id={following} testId="updates-job" onEnd={ended} /> : null}
         </>
       ) : null}
     </Card>
   );
 }
 
-/** A `datetime-local` value (the browser's time zone) as RFC 3339, or null. */
-const toIso = (local: string): string | null => {
+/** A `datetime-local` value (the browser's time zone) as RFC 3339 UTC; empty stays empty. */
+const toIso = (local: string) => {
+  if (!local) return '';
   const d = new Date(local);
-  return local === '' || Number.isNaN(d.getTime()) ? null : d.toISOString();
+  return Number.isNaN(d.getTime()) ? local : d.toISOString();
 };
 
-function Reboot() {
+function RebootCard() {
   const readOnly = useReadOnly();
   const qc = useQueryClient();
   const reboot = useQuery({ queryKey: ['reboot'], queryFn: () => api.get('/system/reboot') });
   const [at, setAt] = useState('');
   const schedule = useMutation({
-    mutationFn: () => {
-      const iso = toIso(at);
-      return api.post('/system/reboot', { body: iso ? { at: iso } : { at } });
-    },
-    onSuccess: (r) => qc.setQueryData(['reboot'], r),
+    mutationFn: () => api.post('/system/reboot', { body: { at: toIso(at) } }),
+    onSuccess: (data) => qc.setQueryData(['reboot'], data),
   });
   const cancel = useMutation({
     mutationFn: () => api.delete('/system/reboot'),
-    onSuccess: (r) => qc.setQueryData(['reboot'], r),
+    onSuccess: (data) => qc.setQueryData(['reboot'], data),
   });
-  const r = reboot.data;
+  const d = reboot.data;
   return (
     <Card title="Reboot" id="reboot">
       <ErrorNote error={reboot.error} />
-      {!r ? <Loading what="the reboot state" /> : null}
-      {r ? (
+      {!d ? <Loading what="the reboot state" /> : null}
+      {d ? (
         <>
           <p data-testid="reboot-required">
-            {r.required
-              ? `A reboot is required${r.packages.length > 0 ? ` (${r.packages.join(', ')})` : ''}.`
+            {d.required
+              ? `A reboot is required${d.packages.length ? ` (for ${d.packages.join(', ')})` : ''}.`
               : 'No reboot is required.'}
-            {r.reason ? ` ${r.reason}` : ''}
           </p>
           <p data-testid="reboot-scheduled">
-            {r.scheduledAt
-              ? `Reboot scheduled for ${formatTime(r.scheduledAt)} by ${r.scheduledBy ?? 'the system'}; it waits for any array job to end.`
-              : 'No reboot scheduled.'}
+            {d.scheduledAt
+              ? `A reboot is scheduled for ${formatTime(d.scheduledAt)} (by ${d.scheduledBy ?? 'the system'}); it waits for any array job to end.`
+              : 'No reboot is scheduled.'}
           </p>
           <Form
             className="form"
             onSubmit={(e) => {
               e.preventDefault();
-              schedule.mutate();
+              if (at) schedule.mutate();
             }}
           >
             <TextField
@@ -180,35 +178,44 @@ function Reboot() {
               type="datetime-local"
               isDisabled={readOnly}
             >
-              <Label>Reboot at (this browser's time)</Label>
+              <Label>Reboot at (your local time, at most 30 days ahead)</Label>
               <Input />
             </TextField>
             <ErrorNote error={schedule.error} />
-            <Button type="submit" className="button" isDisabled={readOnly || schedule.isPending || at === ''}>
-              Schedule the reboot
-            </Button>
+            <div className="actions">
+              <Button
+                type="submit"
+                className="button primary"
+                isDisabled={readOnly || !at || schedule.isPending}
+              >
+                Schedule reboot
+              </Button>
+            </div>
           </Form>
+          {/* outside the form: a dialog's submit bubbles through React's tree to an enclosing form */}
           <ErrorNote error={cancel.error} />
           <div className="actions">
             <Button
               className="button"
-              isDisabled={readOnly || cancel.isPending || !r.scheduledAt}
+              isDisabled={readOnly || !d.scheduledAt || cancel.isPending}
               onPress={() => cancel.mutate()}
             >
               Cancel the scheduled reboot
             </Button>
             <ConfirmDialog
               trigger="Reboot now…"
-              title="Reboot the appliance now?"
-              confirmLabel="Reboot"
+              title="Reboot now"
+              phrase="REBOOT"
+              confirmLabel="Reboot now"
               danger
               isDisabled={readOnly}
-              onConfirm={async () =>
-                qc.setQueryData(['reboot'], await api.post('/system/reboot', { body: {} }))
-              }
+              onConfirm={async () => {
+                qc.setQueryData(['reboot'], await api.post('/system/reboot', { body: {} }));
+              }}
             >
               <p>
-                Shares and apps are unreachable for a few minutes. A running array job is waited for first.
+                The appliance restarts as soon as no array job runs: shares and apps are unavailable for a few
+                minutes, and this page reconnects when it is back.
               </p>
             </ConfirmDialog>
           </div>
@@ -218,13 +225,12 @@ function Reboot() {
   );
 }
 
-/** `/updates`: the Debian packages (check, update) and the reboot (required, scheduled, now). */
 export function Updates() {
   return (
-    <Page title="Updates">
+    <Page title="Updates and reboot">
       <div className="grid">
-        <Packages />
-        <Reboot />
+        <UpdatesCard />
+        <RebootCard />
       </div>
     </Page>
   );
