@@ -123,6 +123,7 @@ function Logs({ name, status }: { name: string; status: string }) {
   const [lines, setLines] = useState<LogLine[]>([]);
   const [state, setState] = useState<'connecting' | 'live' | 'reconnecting' | 'ended'>('connecting');
   const [ended, setEnded] = useState<string | null>(null);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: a change of the stack's state reopens the stream on purpose
   useEffect(() => {
     const stream = api.stackLogs(
       name,
