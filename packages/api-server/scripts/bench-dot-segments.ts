@@ -5,7 +5,7 @@
  */
 import { API_PREFIX } from '../src/http/app.ts';
 import { DotSegmentRouter } from '../src/http/dot-segments.ts';
-import { registryRoutes } from '../src/reliability/support.ts';
+import { registryRoutes } from '../test/reliability/support.ts';
 
 const router = new DotSegmentRouter(registryRoutes(), API_PREFIX);
 

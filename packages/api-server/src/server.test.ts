@@ -4,7 +4,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { type ServerProcess, startServerProcess } from './testing/server-process.ts';
+import { type ServerProcess, startServerProcess } from '../test-support/server-process.ts';
 
 const LAUNCHER = path.join(import.meta.dirname, 'launcher.ts');
 

@@ -16,8 +16,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { erasePhrase } from '../../../packages/common/src/index.ts';
-import { installGuardShims } from '../../../packages/api-server/src/features/disks/test-support/lab.ts';
-import { LAB_TOOLS, unmountUnder } from '../../../packages/api-server/src/testing/lab-array.ts';
+import { installGuardShims } from '../../../packages/api-server/test-support/disks/lab.ts';
+import { LAB_TOOLS, unmountUnder } from '../../../packages/api-server/test-support/lab-array.ts';
 import { createLoopDisk, type LoopDisk, requirePrerequisites } from '../../lab/src/index.ts';
 import {
   adminToken,

@@ -13,7 +13,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { createSqliteStackStore } from '../../../packages/api-server/src/features/apps/store.ts';
 import { catalogFor } from '../../../packages/api-server/src/features/apps/deps.ts';
-import { startSandbox } from '../../../packages/api-server/src/testing/sandbox.ts';
+import { startSandbox } from '../../../packages/api-server/test-support/sandbox.ts';
 import {
   buildPlan,
   createCommandRunnerFor,

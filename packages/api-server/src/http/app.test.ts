@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Sandbox, startSandbox } from '../testing/sandbox.ts';
+import { type Sandbox, startSandbox } from '../../test-support/sandbox.ts';
 
 describe('a fresh install (setup gate)', () => {
   let s: Sandbox;

@@ -8,8 +8,8 @@
 import http from 'node:http';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { seedArray } from '../features/shares/test-support.ts';
-import { type Sandbox, startSandbox } from '../testing/sandbox.ts';
+import { seedArray } from '../../test-support/shares.ts';
+import { type Sandbox, startSandbox } from '../../test-support/sandbox.ts';
 
 interface Answer {
   status: number;

@@ -8,7 +8,7 @@ import Database from 'better-sqlite3';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Clock } from '@appliance/common';
-import { type Sandbox, startSandbox } from '../testing/sandbox.ts';
+import { type Sandbox, startSandbox } from '../../test-support/sandbox.ts';
 import { FOREIGN_WRITE_CHECK_MS } from './credential-cache.ts';
 
 /** Real time, moved forward by the test. */

@@ -6,7 +6,7 @@
  */
 import type { Observation } from '@appliance/watchers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Sandbox, startSandbox } from '../testing/sandbox.ts';
+import { type Sandbox, startSandbox } from '../../test-support/sandbox.ts';
 import { FIRST_RUN_DELAY_MS, type WatcherTimers } from '@appliance/watchers';
 
 const pool = (value: string) => ({

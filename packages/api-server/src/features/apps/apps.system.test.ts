@@ -12,8 +12,8 @@ import { type PrivateDockerd, requirePrerequisites, startPrivateDockerd } from '
 import { readHostSocketPorts } from '@appliance/template-installer';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ProgressData } from '../../services/events.ts';
-import { type Sandbox, startSandbox } from '../../testing/sandbox.ts';
-import { webPortTemplate } from '../../testing/templates.ts';
+import { type Sandbox, startSandbox } from '../../../test-support/sandbox.ts';
+import { webPortTemplate } from '../../../test-support/templates.ts';
 
 let dockerd: PrivateDockerd;
 let s: Sandbox;
@@ -598,7 +598,7 @@ describe('bad input: 4xx, details.input where an input is at fault, nothing writ
 describe('config import of installed stacks (08 §14, issue 16)', () => {
   it('a box restored from this one’s export has the same stacks: rows, files and .env with the generated secrets', async () => {
     const { importBody } = await import('@appliance/archive-preview/test-support');
-    const { rawRequest } = await import('../config-archive/test-support.ts');
+    const { rawRequest } = await import('../../../test-support/config-archive.ts');
     expect(
       (
         await call('PUT', '/settings', {

@@ -6,7 +6,7 @@
  */
 import { requirePrerequisites } from '@appliance/lab';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Sandbox, startSandbox } from '../../testing/sandbox.ts';
+import { type Sandbox, startSandbox } from '../../../test-support/sandbox.ts';
 
 let s: Sandbox;
 const previous = process.env['DOCKER_HOST'];

@@ -19,8 +19,8 @@ import {
   startPrivateDockerd,
 } from '@appliance/lab';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { waitJob } from '../../testing/lab-array.ts';
-import { type Sandbox, startSandbox } from '../../testing/sandbox.ts';
+import { waitJob } from '../../../test-support/lab-array.ts';
+import { type Sandbox, startSandbox } from '../../../test-support/sandbox.ts';
 
 let dockerd: PrivateDockerd;
 let registry: LocalRegistry;

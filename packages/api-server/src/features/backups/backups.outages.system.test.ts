@@ -26,10 +26,16 @@ import {
   startPrivateDockerd,
 } from '@appliance/lab';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEventReceiver } from '../../testing/event-receiver.ts';
-import { createLabArray, eventually, type LabArray, waitJob, writeFiles } from '../../testing/lab-array.ts';
-import { type Sandbox, startSandbox } from '../../testing/sandbox.ts';
-import { rawRequest } from '../config-archive/test-support.ts';
+import { startEventReceiver } from '../../../test-support/event-receiver.ts';
+import {
+  createLabArray,
+  eventually,
+  type LabArray,
+  waitJob,
+  writeFiles,
+} from '../../../test-support/lab-array.ts';
+import { type Sandbox, startSandbox } from '../../../test-support/sandbox.ts';
+import { rawRequest } from '../../../test-support/config-archive.ts';
 
 const run = promisify(execFile);
 const MiB = 1024 * 1024;

@@ -17,8 +17,8 @@ import { promisify } from 'node:util';
 import { fixedClock } from '@appliance/common';
 import { makeTlsFiles, requirePrerequisites } from '@appliance/lab';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Sandbox, startSandbox } from '../../testing/sandbox.ts';
-import { alertsOf } from '../watchers/test-support.ts';
+import { type Sandbox, startSandbox } from '../../../test-support/sandbox.ts';
+import { alertsOf } from '../../../test-support/watchers.ts';
 
 const run = promisify(execFile);
 

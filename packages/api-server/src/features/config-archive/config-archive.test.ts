@@ -13,8 +13,8 @@ import {
   zstd,
 } from '@appliance/archive-preview/test-support';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSandbox, type Sandbox } from '../../testing/sandbox.ts';
-import { rawRequest, type Target, treeListing, waitFor } from './test-support.ts';
+import { startSandbox, type Sandbox } from '../../../test-support/sandbox.ts';
+import { rawRequest, type Target, treeListing, waitFor } from '../../../test-support/config-archive.ts';
 
 const PASS = 'correct horse battery staple';
 

@@ -12,8 +12,8 @@ import { promisify } from 'node:util';
 import { importBody, previewBody } from '@appliance/archive-preview/test-support';
 import { createLoopDisk, type LoopDisk, requirePrerequisites } from '@appliance/lab';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSandbox, type Sandbox } from '../../testing/sandbox.ts';
-import { rawRequest, treeListing } from './test-support.ts';
+import { startSandbox, type Sandbox } from '../../../test-support/sandbox.ts';
+import { rawRequest, treeListing } from '../../../test-support/config-archive.ts';
 
 const run = promisify(execFile);
 const MiB = 1024 * 1024;

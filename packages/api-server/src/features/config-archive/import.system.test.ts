@@ -9,9 +9,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { importBody, multipart, previewBody } from '@appliance/archive-preview/test-support';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSandbox, type Sandbox } from '../../testing/sandbox.ts';
-import { createGroup, createUser, seedArray } from '../shares/test-support.ts';
-import { rawRequest, type Target, treeListing } from './test-support.ts';
+import { startSandbox, type Sandbox } from '../../../test-support/sandbox.ts';
+import { createGroup, createUser, seedArray } from '../../../test-support/shares.ts';
+import { rawRequest, type Target, treeListing } from '../../../test-support/config-archive.ts';
 
 const PASS = 'correct horse battery staple';
 const testparm = (() => {

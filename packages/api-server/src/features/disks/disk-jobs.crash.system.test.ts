@@ -13,10 +13,16 @@ import { promisify } from 'node:util';
 import { DISK_JOB_PHASES, type DiskJobKind } from '@appliance/array-planner';
 import type { LoopDisk } from '@appliance/lab';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { killAll, type ServerProcess, startServerProcess } from '../../testing/server-process.ts';
-import { createLabArray, eventually, type LabArray, processesWith } from '../../testing/lab-array.ts';
-import { loop } from './test-support/lab.ts';
-import { differences, type Entry, snapshot, writeSpecials, writeTree } from './test-support/tree.ts';
+import { killAll, type ServerProcess, startServerProcess } from '../../../test-support/server-process.ts';
+import { createLabArray, eventually, type LabArray, processesWith } from '../../../test-support/lab-array.ts';
+import { loop } from '../../../test-support/disks/lab.ts';
+import {
+  differences,
+  type Entry,
+  snapshot,
+  writeSpecials,
+  writeTree,
+} from '../../../test-support/disks/tree.ts';
 
 const run = promisify(execFile);
 const MiB = 1024 * 1024;

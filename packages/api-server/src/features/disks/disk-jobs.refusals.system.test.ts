@@ -19,9 +19,9 @@ import {
   type LabArray,
   processesWith,
   waitJob,
-} from '../../testing/lab-array.ts';
-import { fingerprint, loop, quiesce } from './test-support/lab.ts';
-import { differences, type Entry, snapshot, writeTree } from './test-support/tree.ts';
+} from '../../../test-support/lab-array.ts';
+import { fingerprint, loop, quiesce } from '../../../test-support/disks/lab.ts';
+import { differences, type Entry, snapshot, writeTree } from '../../../test-support/disks/tree.ts';
 
 const run = promisify(execFile);
 const MiB = 1024 * 1024;

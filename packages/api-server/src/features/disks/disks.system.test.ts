@@ -5,8 +5,14 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { type LoopDisk, edgeBytes, realRootDisks, requirePrerequisites } from '@appliance/lab';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Sandbox, startSandbox } from '../../testing/sandbox.ts';
-import { fingerprint, installGuardShims, loggingRunner, loop, quiesce } from './test-support/lab.ts';
+import { type Sandbox, startSandbox } from '../../../test-support/sandbox.ts';
+import {
+  fingerprint,
+  installGuardShims,
+  loggingRunner,
+  loop,
+  quiesce,
+} from '../../../test-support/disks/lab.ts';
 
 const run = promisify(execFile);
 const GiB = 1024 ** 3;

@@ -14,7 +14,7 @@ import { createCommandRunner } from '@appliance/common';
 import { FORMAT_LAB_TOOLS } from '@appliance/external-disk/testing';
 import { createLoopDisk, type LoopDisk, requirePrerequisites } from '@appliance/lab';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Sandbox, startSandbox } from '../../testing/sandbox.ts';
+import { type Sandbox, startSandbox } from '../../../test-support/sandbox.ts';
 
 const run = promisify(execFile);
 const MiB = 1024 * 1024;

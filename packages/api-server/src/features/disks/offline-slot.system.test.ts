@@ -11,8 +11,8 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLabArray, eventually, type LabArray, unmountUnder } from '../../testing/lab-array.ts';
-import { startSandbox } from '../../testing/sandbox.ts';
+import { createLabArray, eventually, type LabArray, unmountUnder } from '../../../test-support/lab-array.ts';
+import { startSandbox } from '../../../test-support/sandbox.ts';
 
 const run = promisify(execFile);
 const MiB = 1024 * 1024;

@@ -11,8 +11,8 @@ import { promisify } from 'node:util';
 import { DISK_JOB_PHASES } from '@appliance/array-planner';
 import type { LoopDisk } from '@appliance/lab';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLabArray, type LabArray, waitJob } from '../../testing/lab-array.ts';
-import { loop } from './test-support/lab.ts';
+import { createLabArray, type LabArray, waitJob } from '../../../test-support/lab-array.ts';
+import { loop } from '../../../test-support/disks/lab.ts';
 import {
   differences,
   type Entry,
@@ -20,7 +20,7 @@ import {
   snapshot,
   writeSpecials,
   writeTree,
-} from './test-support/tree.ts';
+} from '../../../test-support/disks/tree.ts';
 
 const run = promisify(execFile);
 const KiB = 1024;

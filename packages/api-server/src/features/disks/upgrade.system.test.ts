@@ -13,8 +13,8 @@ import { promisify } from 'node:util';
 import { DISK_JOB_PHASES } from '@appliance/array-planner';
 import type { LoopDisk } from '@appliance/lab';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLabArray, eventually, type LabArray, waitJob } from '../../testing/lab-array.ts';
-import { loop } from './test-support/lab.ts';
+import { createLabArray, eventually, type LabArray, waitJob } from '../../../test-support/lab-array.ts';
+import { loop } from '../../../test-support/disks/lab.ts';
 import {
   differences,
   type Entry,
@@ -23,7 +23,7 @@ import {
   startStatReader,
   writeSpecials,
   writeTree,
-} from './test-support/tree.ts';
+} from '../../../test-support/disks/tree.ts';
 
 const run = promisify(execFile);
 const MiB = 1024 * 1024;

@@ -9,7 +9,12 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { killAll, type ServerProcess, sleep, startServerProcess } from '../../testing/server-process.ts';
+import {
+  killAll,
+  type ServerProcess,
+  sleep,
+  startServerProcess,
+} from '../../../test-support/server-process.ts';
 
 const CONNECTIONS = 50;
 const MiB = 1024 * 1024;

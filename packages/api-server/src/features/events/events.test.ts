@@ -1,6 +1,6 @@
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Sandbox, startSandbox } from '../../testing/sandbox.ts';
+import { type Sandbox, startSandbox } from '../../../test-support/sandbox.ts';
 
 function openStream(
   url: string,

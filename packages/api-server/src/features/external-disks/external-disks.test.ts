@@ -23,7 +23,7 @@ import { createLoopDisk, type LoopDisk, requirePrerequisites } from '@appliance/
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { arrayDisks, auditLog, externalDisks } from '../../db/schema.ts';
 import type { ServerEvent } from '../../services/events.ts';
-import { type Sandbox, startSandbox } from '../../testing/sandbox.ts';
+import { type Sandbox, startSandbox } from '../../../test-support/sandbox.ts';
 import { externalDiskDeps } from './deps.ts';
 
 const run = promisify(execFile);

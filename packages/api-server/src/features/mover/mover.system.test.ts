@@ -19,8 +19,8 @@ import {
   processesWith,
   sha256File,
   waitJob,
-} from '../../testing/lab-array.ts';
-import { killAll, type ServerProcess, startServerProcess } from '../../testing/server-process.ts';
+} from '../../../test-support/lab-array.ts';
+import { killAll, type ServerProcess, startServerProcess } from '../../../test-support/server-process.ts';
 import { syncJob } from '@appliance/parity';
 
 const run = promisify(execFile);

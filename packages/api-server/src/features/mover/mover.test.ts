@@ -1,6 +1,6 @@
 /** The mover's routes without an array: status, refusals that write nothing, the settings. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Sandbox, startSandbox } from '../../testing/sandbox.ts';
+import { type Sandbox, startSandbox } from '../../../test-support/sandbox.ts';
 
 describe('mover routes', () => {
   let s: Sandbox;

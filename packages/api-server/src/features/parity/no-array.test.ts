@@ -1,6 +1,6 @@
 // POST …/parity/sync and …/scrub without an array: 409 no_array, each saying what it asks for.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Sandbox, startSandbox } from '../../testing/sandbox.ts';
+import { type Sandbox, startSandbox } from '../../../test-support/sandbox.ts';
 
 let s: Sandbox;
 beforeAll(async () => {

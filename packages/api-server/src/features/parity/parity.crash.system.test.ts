@@ -10,14 +10,14 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { killAll, type ServerProcess, startServerProcess } from '../../testing/server-process.ts';
+import { killAll, type ServerProcess, startServerProcess } from '../../../test-support/server-process.ts';
 import {
   createLabArray,
   eventually,
   type LabArray,
   processesWith,
   writeFiles,
-} from '../../testing/lab-array.ts';
+} from '../../../test-support/lab-array.ts';
 
 const MiB = 1024 * 1024;
 

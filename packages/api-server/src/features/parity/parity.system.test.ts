@@ -9,7 +9,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { importBody } from '@appliance/archive-preview/test-support';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rawRequest } from '../config-archive/test-support.ts';
+import { rawRequest } from '../../../test-support/config-archive.ts';
 import {
   createLabArray,
   eventually,
@@ -18,8 +18,8 @@ import {
   sha256File,
   waitJob,
   writeFiles,
-} from '../../testing/lab-array.ts';
-import { startEventReceiver } from '../../testing/event-receiver.ts';
+} from '../../../test-support/lab-array.ts';
+import { startEventReceiver } from '../../../test-support/event-receiver.ts';
 
 const run = promisify(execFile);
 const KiB = 1024;

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type Sandbox, startSandbox } from '../../testing/sandbox.ts';
+import { type Sandbox, startSandbox } from '../../../test-support/sandbox.ts';
 
 let sbx: Sandbox | null = null;
 afterEach(async () => {

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { requirePrerequisites } from '@appliance/lab';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ServerEvent } from '../../services/events.ts';
-import { type Sandbox, startSandbox } from '../../testing/sandbox.ts';
+import { type Sandbox, startSandbox } from '../../../test-support/sandbox.ts';
 import {
   type LabArray,
   createLabArray,
@@ -17,7 +17,7 @@ import {
   removeContents,
   run,
   without,
-} from './test-fixture.ts';
+} from '../../../test-support/share-data.ts';
 
 let s: Sandbox;
 let lab: LabArray;

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { requirePrerequisites } from '@appliance/lab';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Sandbox, startSandbox } from '../../testing/sandbox.ts';
+import { type Sandbox, startSandbox } from '../../../test-support/sandbox.ts';
 import {
   createShare,
   createUser,
@@ -13,7 +13,7 @@ import {
   smbConfPath,
   smbSection,
   viewerToken,
-} from './test-support.ts';
+} from '../../../test-support/shares.ts';
 
 let s: Sandbox;
 beforeAll(async () => {

@@ -15,10 +15,15 @@ import { promisify } from 'node:util';
 import { createLoopDisk, type LoopDisk, requirePrerequisites } from '@appliance/lab';
 import { processesUsing, sessionMembers } from '@appliance/shares';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { removeSandboxRoot, type Sandbox, startSandbox } from '../../testing/sandbox.ts';
-import { killAll, startServerProcess } from '../../testing/server-process.ts';
-import { fingerprint, without } from '../share-data/test-fixture.ts';
-import { type Credentials, createSmbClient, type SmbClient, type SmbSession } from './test-smbclient.ts';
+import { removeSandboxRoot, type Sandbox, startSandbox } from '../../../test-support/sandbox.ts';
+import { killAll, startServerProcess } from '../../../test-support/server-process.ts';
+import { fingerprint, without } from '../../../test-support/share-data.ts';
+import {
+  type Credentials,
+  createSmbClient,
+  type SmbClient,
+  type SmbSession,
+} from '../../../test-support/smbclient.ts';
 
 const run = promisify(execFile);
 const MiB = 1024 * 1024;

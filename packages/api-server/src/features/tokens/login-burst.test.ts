@@ -3,8 +3,8 @@
  * failures cross the lock-out threshold, naming the account and the source address.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Sandbox, startSandbox } from '../../testing/sandbox.ts';
-import { alertsOf, labHostRoot, type Receivers, routedReceivers } from '../watchers/test-support.ts';
+import { type Sandbox, startSandbox } from '../../../test-support/sandbox.ts';
+import { alertsOf, labHostRoot, type Receivers, routedReceivers } from '../../../test-support/watchers.ts';
 
 describe('login_failure_burst', () => {
   let s: Sandbox;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixedClock } from '@appliance/common';
-import { type Sandbox, startSandbox } from '../../testing/sandbox.ts';
+import { type Sandbox, startSandbox } from '../../../test-support/sandbox.ts';
 
 const basic = (u: string, p: string) => ({
   authorization: `Basic ${Buffer.from(`${u}:${p}`).toString('base64')}`,

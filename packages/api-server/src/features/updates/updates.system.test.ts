@@ -13,8 +13,8 @@ import { fixedClock, HOST_PATH } from '@appliance/common';
 import { requirePrerequisites } from '@appliance/lab';
 import { type AptLab, createAptLab } from '@appliance/updates/test-support';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Sandbox, startSandbox } from '../../testing/sandbox.ts';
-import { alertsOf } from '../watchers/test-support.ts';
+import { type Sandbox, startSandbox } from '../../../test-support/sandbox.ts';
+import { alertsOf } from '../../../test-support/watchers.ts';
 import { systemRebootJob } from './index.ts';
 
 /** A host root with an account database, /run, /boot and the running kernel of its own. */

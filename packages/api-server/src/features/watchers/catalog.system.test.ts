@@ -15,8 +15,8 @@ import tls from 'node:tls';
 import { promisify } from 'node:util';
 import { requirePrerequisites } from '@appliance/lab';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Sandbox, startSandbox } from '../../testing/sandbox.ts';
-import { alertsOf, labHostRoot, type Receivers, routedReceivers } from './test-support.ts';
+import { type Sandbox, startSandbox } from '../../../test-support/sandbox.ts';
+import { alertsOf, labHostRoot, type Receivers, routedReceivers } from '../../../test-support/watchers.ts';
 
 const run = promisify(execFile);
 

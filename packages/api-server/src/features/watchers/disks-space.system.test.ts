@@ -12,8 +12,8 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { createLoopDisk, type LoopDisk, requirePrerequisites } from '@appliance/lab';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { removeSandboxRoot, type Sandbox, startSandbox } from '../../testing/sandbox.ts';
-import { alertsOf, labHostRoot, type Receivers, routedReceivers } from './test-support.ts';
+import { removeSandboxRoot, type Sandbox, startSandbox } from '../../../test-support/sandbox.ts';
+import { alertsOf, labHostRoot, type Receivers, routedReceivers } from '../../../test-support/watchers.ts';
 
 const run = promisify(execFile);
 const MiB = 1024 ** 2;

@@ -12,9 +12,9 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { requirePrerequisites } from '@appliance/lab';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { setUpArray } from '../../testing/array.ts';
-import { type Sandbox, startSandbox } from '../../testing/sandbox.ts';
-import { alertsOf, labHostRoot, type Receivers, routedReceivers } from './test-support.ts';
+import { setUpArray } from '../../../test-support/array.ts';
+import { type Sandbox, startSandbox } from '../../../test-support/sandbox.ts';
+import { alertsOf, labHostRoot, type Receivers, routedReceivers } from '../../../test-support/watchers.ts';
 
 const run = promisify(execFile);
 

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allFeatures } from '../index.ts';
-import { type Sandbox, startSandbox } from '../../testing/sandbox.ts';
+import { type Sandbox, startSandbox } from '../../../test-support/sandbox.ts';
 
 describe('observed event types', () => {
   let s: Sandbox;

@@ -15,8 +15,8 @@ import { promisify } from 'node:util';
 import { type CommandRunner, createCommandRunner } from '@appliance/common';
 import { createLoopDisk, type LoopDisk, requirePrerequisites } from '@appliance/lab';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Sandbox, startSandbox } from '../../testing/sandbox.ts';
-import { alertsOf, labHostRoot, type Receivers, routedReceivers } from './test-support.ts';
+import { type Sandbox, startSandbox } from '../../../test-support/sandbox.ts';
+import { alertsOf, labHostRoot, type Receivers, routedReceivers } from '../../../test-support/watchers.ts';
 
 const run = promisify(execFile);
 const MiB = 1024 ** 2;

@@ -7,8 +7,8 @@
  */
 import { type LabUps, requirePrerequisites, startLabUps } from '@appliance/lab';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Sandbox, startSandbox } from '../../testing/sandbox.ts';
-import { alertsOf, labHostRoot, type Receivers, routedReceivers } from './test-support.ts';
+import { type Sandbox, startSandbox } from '../../../test-support/sandbox.ts';
+import { alertsOf, labHostRoot, type Receivers, routedReceivers } from '../../../test-support/watchers.ts';
 
 describe('UPS watcher (upsd + dummy-ups)', () => {
   let ups: LabUps;

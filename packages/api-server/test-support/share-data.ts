@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { createLoopDisk, type LoopDisk } from '@appliance/lab';
-import type { Sandbox } from '../../testing/sandbox.ts';
+import type { Sandbox } from './sandbox.ts';
 
 const run = promisify(execFile);
 const MiB = 1024 * 1024;

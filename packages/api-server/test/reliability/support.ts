@@ -5,13 +5,13 @@
  */
 import http from 'node:http';
 import { AppError, type CommandRunner, createCommandRunner } from '@appliance/common';
-import type { AppContext } from '../context.ts';
-import { allFeatures } from '../features/index.ts';
-import type { AnyRoute } from '../http/route.ts';
-import { Authenticator } from '../services/auth.ts';
-import { Lockout } from '../services/lockout.ts';
-import { Passwords } from '../services/passwords.ts';
-import { type Sandbox, type SandboxOptions, startSandbox } from '../testing/sandbox.ts';
+import type { AppContext } from '../../src/context.ts';
+import { allFeatures } from '../../src/features/index.ts';
+import type { AnyRoute } from '../../src/http/route.ts';
+import { Authenticator } from '../../src/services/auth.ts';
+import { Lockout } from '../../src/services/lockout.ts';
+import { Passwords } from '../../src/services/passwords.ts';
+import { type Sandbox, type SandboxOptions, startSandbox } from '../../test-support/sandbox.ts';
 
 /** Every route of the server, in registration order (the same list the server and the API document use). */
 export function registryRoutes(): AnyRoute[] {

@@ -14,8 +14,8 @@ import { importBody } from '@appliance/archive-preview/test-support';
 import { requirePrerequisites } from '@appliance/lab';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rawRequest } from '../features/config-archive/test-support.ts';
-import { startSandbox } from '../testing/sandbox.ts';
+import { rawRequest } from '../../test-support/config-archive.ts';
+import { startSandbox } from '../../test-support/sandbox.ts';
 import {
   call,
   createAdmin,

@@ -16,8 +16,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AnyRoute } from '../http/route.ts';
-import type { Sandbox } from '../testing/sandbox.ts';
+import type { AnyRoute } from '../../src/http/route.ts';
+import type { Sandbox } from '../../test-support/sandbox.ts';
 import {
   BROKEN_BODIES,
   DOT_SEGMENTS,

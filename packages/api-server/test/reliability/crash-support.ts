@@ -18,7 +18,7 @@ export {
   type ServerProcess,
   sleep,
   startServerProcess,
-} from '../testing/server-process.ts';
+} from '../../test-support/server-process.ts';
 
 export const run = promisify(execFile);
 

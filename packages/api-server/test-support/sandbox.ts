@@ -4,10 +4,10 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { HOST_PATH } from '@appliance/common';
-import type { Config } from '../config.ts';
-import type { Hooks } from '../context.ts';
-import { createLogger } from '../logger.ts';
-import { type RunningServer, type StartOptions, startServer } from '../server.ts';
+import type { Config } from '../src/config.ts';
+import type { Hooks } from '../src/context.ts';
+import { createLogger } from '../src/logger.ts';
+import { type RunningServer, type StartOptions, startServer } from '../src/server.ts';
 import { manualTimers } from '@appliance/watchers';
 
 export interface SandboxOptions {

@@ -10,7 +10,7 @@ import path from 'node:path';
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-const LAUNCHER = path.join(import.meta.dirname, '..', 'launcher.ts');
+const LAUNCHER = path.join(import.meta.dirname, '..', 'src', 'launcher.ts');
 
 export interface ServerProcess {
   pid: number;

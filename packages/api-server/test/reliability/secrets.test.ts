@@ -16,7 +16,7 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { type PrivateDockerd, requirePrerequisites, startPrivateDockerd } from '@appliance/lab';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Sandbox } from '../testing/sandbox.ts';
+import type { Sandbox } from '../../test-support/sandbox.ts';
 import { type RawOptions, type RawResponse, rawRequest, startDiskFreeSandbox } from './support.ts';
 
 let s: Sandbox;

@@ -42,8 +42,8 @@ import {
   waitForKillPoint,
   writeLabConfig,
 } from './crash-support.ts';
-import { removeSandboxRoot } from '../testing/sandbox.ts';
-import { webPortTemplate } from '../testing/templates.ts';
+import { removeSandboxRoot } from '../../test-support/sandbox.ts';
+import { webPortTemplate } from '../../test-support/templates.ts';
 
 const MiB = 1024 * 1024;
 

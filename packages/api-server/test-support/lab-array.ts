@@ -13,7 +13,7 @@ import { promisify } from 'node:util';
 import { type Clock, erasePhrase } from '@appliance/common';
 import { type LoopDisk, requirePrerequisites } from '@appliance/lab';
 import { removeSandboxRoot, type Sandbox, startSandbox } from './sandbox.ts';
-import { installGuardShims, loggingRunner, loop } from '../features/disks/test-support/lab.ts';
+import { installGuardShims, loggingRunner, loop } from './disks/lab.ts';
 
 const run = promisify(execFile);
 const MiB = 1024 * 1024;

@@ -17,8 +17,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AnyRoute } from '../http/route.ts';
-import type { Sandbox } from '../testing/sandbox.ts';
+import type { AnyRoute } from '../../src/http/route.ts';
+import type { Sandbox } from '../../test-support/sandbox.ts';
 import { DOT_SEGMENTS } from './arbitraries.ts';
 import {
   dotVariants,

@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
-import type { Sandbox } from '../../testing/sandbox.ts';
+import type { Sandbox } from './sandbox.ts';
 
 /**
  * Records an array in the sandbox database (as array setup would) and creates its mountpoint

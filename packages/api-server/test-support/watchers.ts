@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { startHttpReceiver, startSmtpReceiver } from '@appliance/notify-routing/test-support';
 import { expect } from 'vitest';
-import type { Sandbox } from '../../testing/sandbox.ts';
+import type { Sandbox } from './sandbox.ts';
 
 export interface Delivered {
   eventType: string;
