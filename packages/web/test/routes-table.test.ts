@@ -12,6 +12,7 @@ import {
   openapiOperations,
   pageCalls,
   reasonOf,
+  tablePath,
   tableRows,
   testDir,
 } from './routes-table.ts';
@@ -81,5 +82,19 @@ describe('packages/web/ROUTES.md', () => {
         : []),
     ]);
     expect(wrong).toEqual([]);
+  });
+
+  it('states the totals the rows add up to', () => {
+    const paged = rows.filter((r) => r.callSites.length > 0);
+    const tested = paged.filter((r) => r.tests.length > 0).length;
+    const reasons = NO_PAGE_REASONS.map(
+      (k) => [k, rows.filter((r) => r.callSites.length === 0 && reasonOf(r.why) === k).length] as const,
+    )
+      .filter(([, n]) => n > 0)
+      .map(([k, n]) => `${k} ${n}`);
+    const totals =
+      `Totals: ${rows.length} operations; ${paged.length} called by a page (${tested} driven by a browser ` +
+      `test, ${paged.length - tested} not); ${rows.length - paged.length} without a page (${reasons.join(', ')}).`;
+    expect(/Totals: [^.]*\./.exec(fs.readFileSync(tablePath, 'utf8').replace(/\s+/g, ' '))?.[0]).toBe(totals);
   });
 });
