@@ -20,7 +20,7 @@ const FILESYSTEMS = ['xfs', 'ext4', 'btrfs', 'exfat'];
  */
 const COMPUTED: Record<string, readonly string[]> = {
   // the tools array built just above from literals and `mkfs.${plan.filesystem}`
-  'api-server/src/features/disks/plans.ts: tools': [
+  'array-planner/src/operations/plans.ts: tools': [
     'wipefs',
     ...FILESYSTEMS.slice(0, 3).map((f) => `mkfs.${f}`),
     'blkid',
