@@ -113,17 +113,25 @@ export function handleOf(ports: RunnerPorts<unknown>, live: LiveJob): JobHandle 
   };
 }
 
+/** How a job ended: what `run` returned or threw, before anything is recorded. */
+export interface JobEnd {
+  state: JobState;
+  result: unknown;
+  error: JobError | null;
+}
+
 /**
- * Runs the job's code and records how it ended. `release` frees the job's groups and the import
- * gate before the job reads as ended: a client that sees `succeeded` and goes on (mounts the disk,
- * starts the next job) is never refused by it.
+ * Runs the job's code and says how it ended; records nothing (`recordEnd` does, after the kind's
+ * follow-up). `release` frees the job's groups and the import gate before the job reads as ended:
+ * a client that sees `succeeded` and goes on (mounts the disk, starts the next job) is never
+ * refused by it.
  */
 export async function execute(
   ports: RunnerPorts<unknown>,
   live: LiveJob,
   run: (job: JobHandle, params: never) => Promise<unknown>,
   release: () => void,
-): Promise<void> {
+): Promise<JobEnd> {
   const { view, kind } = live;
   let state: JobState;
   let result: unknown = null;
@@ -152,21 +160,46 @@ export async function execute(
     }
   }
   release();
-  view.state = state;
-  view.result = result;
-  view.error = error;
   view.cancellable = false;
-  view.etaSeconds = state === 'succeeded' ? 0 : null;
-  if (state === 'succeeded') view.percent = 100;
-  view.endedAt = isoMillis(ports.clock.now());
+  return { state, result, error };
+}
+
+/** The job's view as it reads once ended (`end` applied to a copy; the live view is untouched). */
+export function endedView(live: LiveJob, end: JobEnd, endedAt: string): JobView {
+  const v = snapshot(live);
+  v.state = end.state;
+  v.result = end.result;
+  v.error = end.error;
+  v.cancellable = false;
+  v.etaSeconds = end.state === 'succeeded' ? 0 : null;
+  if (end.state === 'succeeded') v.percent = 100;
+  v.endedAt = endedAt;
+  return v;
+}
+
+/**
+ * Records the end: the live view becomes `ended`, its row is written and the `done` event
+ * published. The runner calls it after the kind's follow-up (`after`), so whoever sees the job
+ * ended (a poll, the event) also sees what the follow-up recorded (a plan's state, a cleared
+ * condition).
+ */
+export async function recordEnd(ports: RunnerPorts<unknown>, live: LiveJob, ended: JobView): Promise<void> {
+  const { view } = live;
+  view.state = ended.state;
+  view.result = ended.result;
+  view.error = ended.error;
+  view.cancellable = ended.cancellable;
+  view.etaSeconds = ended.etaSeconds;
+  view.percent = ended.percent;
+  view.endedAt = ended.endedAt;
   await persist(ports, live, true).catch((err: unknown) =>
     ports.logger.error('job end not recorded', { jobId: view.id, error: String(err) }),
   );
   live.progressEvents.finish({
     jobId: view.id,
-    state,
+    state: view.state,
     phase: view.phase,
-    ...(error ? { code: error.code } : {}),
+    ...(view.error ? { code: view.error.code } : {}),
   });
 }
 

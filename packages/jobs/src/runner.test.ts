@@ -233,6 +233,39 @@ describe('JobRunner', () => {
     });
   });
 
+  it('runs the follow-up on the ended view before the end is recorded: whoever sees the job ended sees what the follow-up did', async () => {
+    const ports = memoryPorts();
+    const runner = new JobRunner(ports);
+    const seen: Array<{
+      followUp: string;
+      live: string | undefined;
+      row: string | undefined;
+      done: boolean;
+    }> = [];
+    let recorded = 'nothing';
+    runner.register(syncJob, {
+      run: async () => ({ bytes: 1 }),
+      after: async (view) => {
+        // the view it gets is the ended one; the runner and its store still read running
+        seen.push({
+          followUp: view.state,
+          live: runner.get(view.id)?.state,
+          row: ports.store.rows.get(view.id)?.state,
+          done: ports.events.events.some((e) => (e.data as { done?: boolean }).done === true),
+        });
+        recorded = `state of ${view.id} recorded`;
+      },
+    });
+    const job = await runner.start(syncJob, { disks: [] }, { target: 't', actor: null });
+    await ports.time.flush();
+    const ended = await job.completed;
+    expect(seen).toEqual([{ followUp: 'succeeded', live: 'running', row: 'running', done: false }]);
+    expect(recorded).toBe('state of job-001 recorded');
+    expect(ended.state).toBe('succeeded');
+    expect(ports.store.rows.get('job-001')?.state).toBe('succeeded');
+    expect(ports.events.events.filter((e) => (e.data as { done?: boolean }).done === true)).toHaveLength(1);
+  });
+
   it('at shutdown a running job is aborted and recorded interrupted', async () => {
     const { ports, runner } = setup(async (job) => {
       await new Promise((_, reject) =>

@@ -7,7 +7,7 @@
 import { AppError, conflict, isoMillis, notFound } from '@appliance/common';
 import { groupsOf, type JobImplementation, type JobKind } from './definition.ts';
 import { HOLD_TITLES, Holds, jobRunning } from './holds.ts';
-import { execute, type LiveJob, snapshot } from './live-job.ts';
+import { endedView, execute, type LiveJob, recordEnd, snapshot } from './live-job.ts';
 import type { JobListQuery, RunnerPorts } from './ports.ts';
 import { recoverUnfinished } from './recovery.ts';
 import type { Hold, HoldMode, JobState, JobTrigger, JobView } from './types.ts';
@@ -172,8 +172,13 @@ export class JobRunner<A = unknown> {
     this.live.set(view.id, live);
     live.done = new Promise<JobView>((resolve) => {
       ports.timers.defer(() => {
-        void execute(this.ports as RunnerPorts<unknown>, live, reg.impl.run, release)
-          .then(() => this.after(reg.impl, live))
+        const ports = this.ports as RunnerPorts<unknown>;
+        void execute(ports, live, reg.impl.run, release)
+          .then(async (end) => {
+            const ended = endedView(live, end, isoMillis(ports.clock.now()));
+            await this.after(reg.impl, ended);
+            await recordEnd(ports, live, ended);
+          })
           .finally(() => {
             release();
             this.live.delete(view.id);
@@ -184,11 +189,12 @@ export class JobRunner<A = unknown> {
     return { view: snapshot(live) as JobView<P, R>, completed: live.done as Promise<JobView<P, R>> };
   }
 
-  private async after(impl: JobImplementation<never, unknown>, live: LiveJob): Promise<void> {
+  /** The kind's follow-up, on the job as it will read once ended; before that end is recorded. */
+  private async after(impl: JobImplementation<never, unknown>, ended: JobView): Promise<void> {
     try {
-      await impl.after?.(snapshot(live) as never);
+      await impl.after?.(ended as never);
     } catch (err) {
-      this.ports.logger.error('job follow-up failed', { jobId: live.view.id, error: String(err) });
+      this.ports.logger.error('job follow-up failed', { jobId: ended.id, error: String(err) });
     }
   }
 
