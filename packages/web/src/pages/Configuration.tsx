@@ -1,7 +1,8 @@
 import { useMutation } from '@tanstack/react-query';
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { Button, FileTrigger, Form, Input, Label, TextField } from 'react-aria-components';
 import { api } from '../api.ts';
+import { forgetArchive, handedArchive } from '../archive-handoff.ts';
 import { Choice } from '../forms.tsx';
 import { useReadOnly } from '../session.tsx';
 import { Card, ConfirmDialog, ErrorNote, KeyValues, Page } from '../ui.tsx';
@@ -175,7 +176,9 @@ function PreviewView({
 
 function ImportPreview() {
   const readOnly = useReadOnly();
-  const [file, setFile] = useState<File | null>(null);
+  // a snapshot's archive chosen on /backups arrives chosen already
+  const [file, setFile] = useState<File | null>(handedArchive);
+  useEffect(() => forgetArchive(), []);
   const [passphrase, setPassphrase] = useState('');
   const [imported, setImported] = useState<Imported | null>(null);
   const [mapping, setMapping] = useState<Mapping>({});
