@@ -62,6 +62,11 @@ export interface BrowserClient extends JsonCalls {
   ): BrowserEvents;
   /** A route whose answer is a file (`POST /config/export`): its bytes and its file name. */
   download<P extends PathsWith<'post'>>(path: P): Promise<{ blob: Blob; filename: string | null }>;
+  /** A GET route whose answer is a file (`GET /backups/snapshots/{id}/configuration`). */
+  getFile<P extends PathsWith<'get'>>(
+    path: P,
+    init: { params?: Record<string, string>; query?: Record<string, unknown> },
+  ): Promise<{ blob: Blob; filename: string | null }>;
   /** A multipart upload (`POST /config/import/preview`): the form's parts as they are. */
   upload<P extends PathsWith<'post'>>(path: P, form: FormData): Promise<Success<Operation<'post', P>>>;
 }
@@ -145,6 +150,27 @@ export function createBrowserClient(options: BrowserClientOptions = {}): Browser
       const res = await send(path, null);
       const disposition = res.headers.get('content-disposition') ?? '';
       const filename = /filename="([^"]+)"/.exec(disposition)?.[1] ?? null;
+      return { blob: await res.blob(), filename };
+    },
+    async getFile(
+      template: string,
+      init: { params?: Record<string, string>; query?: Record<string, unknown> },
+    ) {
+      let res: Response;
+      try {
+        res = await doFetch(`${base}${resolvePath(template, init.params, init.query)}`, {
+          headers: { [UI_HEADER]: '1' },
+          credentials: 'same-origin',
+        });
+      } catch {
+        throw new ApiError(
+          0,
+          'unreachable',
+          'The appliance service cannot be reached; check that it is running, then retry.',
+        );
+      }
+      if (!res.ok) throw apiErrorOf(res.status, await res.text());
+      const filename = /filename="([^"]+)"/.exec(res.headers.get('content-disposition') ?? '')?.[1] ?? null;
       return { blob: await res.blob(), filename };
     },
     async upload(path: string, form: FormData) {

@@ -50,6 +50,10 @@ export const pages: RouteObject[] = [
   { path: 'audit', lazy: () => import('./pages/Audit.tsx').then((m) => ({ Component: m.Audit })) },
   { path: 'users', lazy: () => import('./pages/Users.tsx').then((m) => ({ Component: m.Users })) },
   {
+    path: 'users/:id/permissions',
+    lazy: () => import('./pages/UserPermissions.tsx').then((m) => ({ Component: m.UserPermissions })),
+  },
+  {
     path: 'disks/removal',
     lazy: () => import('./pages/DiskRemoval.tsx').then((m) => ({ Component: m.DiskRemoval })),
   },

@@ -2,11 +2,15 @@
  * The backups page in chromium against the real service on a lab array with real restic and a
  * spare loop disk as the backup destination: a plan refused without a backup passphrase (the
  * API's sentence), created, run now (the job followed to the end), its snapshots listed, a folder
- * of the share restored into a new folder (SHA-256 of every file compared), the plan deleted with
- * its typed phrase; axe-core and screenshots.
+ * of the share restored into a new folder (SHA-256 of every file compared), the configuration
+ * snapshot's archive downloaded (previewed by the API) and restored through the configuration import
+ * (the hostname changed since comes back), the plan deleted with its typed phrase; axe-core and
+ * screenshots.
  */
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
+import { createClient } from '@appliance/client';
 import { createLabArray, type LabArray, sha256File, writeFiles } from '@appliance/api-server/testing';
 import { type LoopDisk, requirePrerequisites } from '@appliance/lab';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -150,6 +154,50 @@ describe('the backups page', () => {
     for (const [rel, sum] of set0)
       expect(await sha256File(path.join(lab.real('/mnt/user/media/restored'), rel))).toBe(sum);
     expect(fs.existsSync(lab.real('/mnt/user/media/restored/set1'))).toBe(false);
+  });
+
+  it("downloads the configuration snapshot's archive and restores it through the import", async () => {
+    const hostname = (await lab.s.call('GET', '/settings')).body.hostname as string;
+    await tab.page.getByRole('button', { name: /Choose \w+ \(configuration\) to restore/ }).click();
+    const card = tab.page.getByTestId('config-archive');
+    await card.waitFor();
+    const v82 = await check(tab.page, '82-backups-config-snapshot');
+    expect(v82, JSON.stringify(v82)).toEqual([]);
+    const [download] = await Promise.all([
+      tab.page.waitForEvent('download'),
+      card.getByRole('button', { name: 'Download its archive' }).click(),
+    ]);
+    expect(download.suggestedFilename()).toMatch(/^appliance-config-nightly-\d{8}T\d{6}Z\.tar\.zst$/);
+    const saved = path.join(
+      fs.mkdtempSync(path.join(os.tmpdir(), 'web-backups-')),
+      download.suggestedFilename(),
+    );
+    await download.saveAs(saved);
+    // outside the browser: the API previews the downloaded file as this box's configuration
+    const preview = await createClient({ url: lab.s.url, token: lab.s.token }).upload(
+      '/config/import/preview',
+      [{ name: 'archive', file: saved }],
+    );
+    expect([preview.archive.hostname, preview.blockers]).toEqual([hostname, []]);
+    fs.rmSync(path.dirname(saved), { recursive: true, force: true });
+
+    ok(await lab.s.call('PUT', '/settings', { hostname: 'nas-changed', timezone: 'UTC' }), 200);
+    await card.getByRole('button', { name: 'Restore it through the import…' }).click();
+    await heading('Configuration').waitFor();
+    await tab.page
+      .getByTestId('chosen-file')
+      .filter({ hasText: /^appliance-config-nightly-/ })
+      .waitFor();
+    await tab.page.getByRole('button', { name: 'Preview the import' }).click();
+    await tab.page.getByTestId('no-blockers').waitFor({ timeout: 60_000 });
+    await tab.page.getByRole('button', { name: 'Import this configuration' }).click();
+    const dialog = tab.page.getByRole('dialog');
+    await dialog.getByRole('textbox').fill(`RESTORE ${hostname}`);
+    await dialog.getByRole('button', { name: 'Import' }).click();
+    await tab.page.getByTestId('imported').waitFor({ timeout: 120_000 });
+    expect((await lab.s.call('GET', '/settings')).body.hostname).toBe(hostname);
+    await tab.page.getByRole('link', { name: 'Backups' }).click();
+    await heading('Backups').waitFor();
   });
 
   it('deletes the plan after its typed phrase', async () => {

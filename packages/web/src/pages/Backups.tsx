@@ -1,8 +1,9 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Button, Form, Input, Label, TextField } from 'react-aria-components';
-import { Link } from 'react-router';
+import { Link, useNavigate } from 'react-router';
 import { ApiError, api, formatBytes, formatTime, jobTitle } from '../api.ts';
+import { handArchive } from '../archive-handoff.ts';
 import { Check, Choice, toggled } from '../forms.tsx';
 import { useReadOnly } from '../session.tsx';
 import { Card, ConfirmDialog, ErrorNote, JobBar, Loading, Page, StateBadge } from '../ui.tsx';
@@ -339,6 +340,69 @@ function Restore({
   );
 }
 
+/**
+ * A configuration snapshot's archive (`GET /backups/snapshots/:id/configuration`): downloaded, or
+ * handed to the configuration import (its preview, then the typed `RESTORE <hostname>`).
+ */
+function ConfigArchive({ plan, snap }: { plan: string; snap: Snapshot }) {
+  const readOnly = useReadOnly();
+  const navigate = useNavigate();
+  const [saved, setSaved] = useState<string | null>(null);
+  const fetchArchive = useMutation({
+    mutationFn: async (then: 'download' | 'import') => {
+      const r = await api.getFile('/backups/snapshots/{id}/configuration', {
+        params: { id: snap.id },
+        query: { plan },
+      });
+      return { ...r, then };
+    },
+    onSuccess: ({ blob, filename, then }) => {
+      const name = filename ?? `appliance-config-${plan}-${snap.shortId}.tar.zst`;
+      if (then === 'import') {
+        handArchive(new File([blob], name, { type: 'application/zstd' }));
+        void navigate('/configuration');
+        return;
+      }
+      const url = URL.createObjectURL(blob);
+      const a = document.createElement('a');
+      a.href = url;
+      a.download = name;
+      document.body.append(a);
+      a.click();
+      a.remove();
+      setTimeout(() => URL.revokeObjectURL(url), 60_000);
+      setSaved(name);
+    },
+  });
+  return (
+    <div data-testid="config-archive">
+      <h3>The configuration in {snap.shortId}</h3>
+      <p>
+        Download its archive, or restore it through the configuration import: its preview first, then the
+        typed phrase.
+      </p>
+      <ErrorNote error={fetchArchive.error} />
+      {saved ? <p role="status">Downloaded {saved}.</p> : null}
+      <div className="actions">
+        <Button
+          className="button"
+          onPress={() => fetchArchive.mutate('download')}
+          isDisabled={readOnly || fetchArchive.isPending}
+        >
+          Download its archive
+        </Button>
+        <Button
+          className="button primary"
+          onPress={() => fetchArchive.mutate('import')}
+          isDisabled={readOnly || fetchArchive.isPending}
+        >
+          Restore it through the import…
+        </Button>
+      </div>
+    </div>
+  );
+}
+
 function Snapshots({ plan }: { plan: string }) {
   const snaps = useQuery({
     queryKey: ['snapshots', plan],
@@ -387,6 +451,9 @@ function Snapshots({ plan }: { plan: string }) {
             </tbody>
           </table>
         </div>
+      ) : null}
+      {chosen?.part?.kind === 'config' ? (
+        <ConfigArchive key={`c${chosen.id}`} plan={plan} snap={chosen} />
       ) : null}
       {chosen ? <Restore key={chosen.id} plan={plan} snap={chosen} onStarted={setJobId} /> : null}
       {jobId ? <JobLine id={jobId} /> : null}

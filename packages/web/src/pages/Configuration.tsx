@@ -1,12 +1,38 @@
 import { useMutation } from '@tanstack/react-query';
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { Button, FileTrigger, Form, Input, Label, TextField } from 'react-aria-components';
 import { api } from '../api.ts';
+import { forgetArchive, handedArchive } from '../archive-handoff.ts';
+import { Choice } from '../forms.tsx';
 import { useReadOnly } from '../session.tsx';
 import { Card, ConfirmDialog, ErrorNote, KeyValues, Page } from '../ui.tsx';
 
 type Preview = Awaited<ReturnType<typeof api.upload<'/config/import/preview'>>>;
 type Imported = Awaited<ReturnType<typeof api.upload<'/config/import'>>>;
+type BareMetal = NonNullable<Preview['bareMetal']>;
+/** Slot (`role:index`) → the device chosen for it, or `LEAVE_OUT`. */
+type Mapping = Record<string, string>;
+
+const LEAVE_OUT = 'leave-out';
+const slotKey = (d: { role: string; roleIndex: number }) => `${d.role}:${d.roleIndex}`;
+
+/** The mapping the preview proposes: every matched slot → its device; every other slot left out. */
+export function proposedMapping(bareMetal: BareMetal): Mapping {
+  const m: Mapping = {};
+  for (const d of bareMetal.disks) m[slotKey(d)] = LEAVE_OUT;
+  for (const e of bareMetal.diskMapping.disks) m[slotKey(e)] = e.device;
+  return m;
+}
+
+/** The `diskMapping` part the import sends: the chosen slots, in the preview's slot order. */
+export function mappingBody(bareMetal: BareMetal, mapping: Mapping) {
+  return {
+    disks: bareMetal.disks.flatMap((d) => {
+      const device = mapping[slotKey(d)];
+      return device && device !== LEAVE_OUT ? [{ role: d.role, roleIndex: d.roleIndex, device }] : [];
+    }),
+  };
+}
 
 /** The phrase `POST /config/import` asks for (its refusal names it too). */
 export const restorePhrase = (hostname: string) => `RESTORE ${hostname}`;
@@ -44,7 +70,18 @@ function Export() {
   );
 }
 
-function PreviewView({ preview }: { preview: Preview }) {
+function PreviewView({
+  preview,
+  mapping,
+  onMapping,
+}: {
+  preview: Preview;
+  mapping: Mapping;
+  onMapping: (m: Mapping) => void;
+}) {
+  const readOnly = useReadOnly();
+  // the disks the preview found on this box: each slot may take one of them, or none
+  const found = [...new Set((preview.bareMetal?.disks ?? []).flatMap((d) => (d.device ? [d.device] : [])))];
   return (
     <div data-testid="import-preview">
       <KeyValues
@@ -79,7 +116,11 @@ function PreviewView({ preview }: { preview: Preview }) {
       {preview.bareMetal ? (
         <>
           <h3>Disks of the archive on this box</h3>
-          <p>This box is new: the import mounts the archive's array disks as found here. Check each one.</p>
+          <p>
+            This box is new: the import mounts each slot's disk where the archive's array expects it. The
+            disks found are proposed; choose another or leave a slot out (it stays unmounted, the array
+            degraded). Only a disk the preview matched to that slot is accepted.
+          </p>
           <table className="table" data-testid="disk-mapping">
             <caption className="sr-only">Disk mapping</caption>
             <thead>
@@ -87,6 +128,7 @@ function PreviewView({ preview }: { preview: Preview }) {
                 <th scope="col">Slot</th>
                 <th scope="col">Disk of the archive</th>
                 <th scope="col">Found here</th>
+                <th scope="col">Mount</th>
               </tr>
             </thead>
             <tbody>
@@ -98,6 +140,19 @@ function PreviewView({ preview }: { preview: Preview }) {
                   <td>{d.byIdName ?? d.serial ?? d.fsUuid}</td>
                   <td className={d.state === 'matched' ? undefined : 'bad'}>
                     {d.device ?? '—'} ({d.state})
+                  </td>
+                  <td>
+                    <Choice
+                      label={`Disk for ${d.mountpoint}`}
+                      hideLabel
+                      value={mapping[slotKey(d)] ?? LEAVE_OUT}
+                      options={[
+                        [LEAVE_OUT, 'Leave out'] as const,
+                        ...found.map((dev) => [dev, dev] as const),
+                      ]}
+                      onChange={(v) => onMapping({ ...mapping, [slotKey(d)]: v })}
+                      isDisabled={readOnly}
+                    />
                   </td>
                 </tr>
               ))}
@@ -121,9 +176,12 @@ function PreviewView({ preview }: { preview: Preview }) {
 
 function ImportPreview() {
   const readOnly = useReadOnly();
-  const [file, setFile] = useState<File | null>(null);
+  // a snapshot's archive chosen on /backups arrives chosen already
+  const [file, setFile] = useState<File | null>(handedArchive);
+  useEffect(() => forgetArchive(), []);
   const [passphrase, setPassphrase] = useState('');
   const [imported, setImported] = useState<Imported | null>(null);
+  const [mapping, setMapping] = useState<Mapping>({});
   const form = (extra: Record<string, string> = {}) => {
     const f = new FormData();
     if (passphrase) f.append('passphrase', passphrase);
@@ -136,6 +194,7 @@ function ImportPreview() {
       setImported(null);
       return api.upload('/config/import/preview', form());
     },
+    onSuccess: (r) => setMapping(r.bareMetal ? proposedMapping(r.bareMetal) : {}),
   });
   const p = preview.data;
   return (
@@ -172,7 +231,7 @@ function ImportPreview() {
           Preview the import
         </Button>
       </Form>
-      {p ? <PreviewView preview={p} /> : null}
+      {p ? <PreviewView preview={p} mapping={mapping} onMapping={setMapping} /> : null}
       {p && p.blockers.length === 0 && !imported ? (
         <div className="actions">
           <ConfirmDialog
@@ -184,7 +243,7 @@ function ImportPreview() {
             isDisabled={readOnly}
             onConfirm={async (typed) => {
               const extra: Record<string, string> = { confirmation: typed };
-              if (p.bareMetal) extra['diskMapping'] = JSON.stringify(p.bareMetal.diskMapping);
+              if (p.bareMetal) extra['diskMapping'] = JSON.stringify(mappingBody(p.bareMetal, mapping));
               setImported(await api.upload('/config/import', form(extra)));
             }}
           >

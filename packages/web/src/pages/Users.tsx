@@ -12,6 +12,7 @@ import {
   ModalOverlay,
   TextField,
 } from 'react-aria-components';
+import { Link } from 'react-router';
 import { api, formatTime } from '../api.ts';
 import { Check, Choice, toggled } from '../forms.tsx';
 import { useMe, useReadOnly } from '../session.tsx';
@@ -133,6 +134,9 @@ function UsersCard() {
                   <td>{ROLE_WORDS[u.role]}</td>
                   <td>{u.hasPassword ? 'set' : 'not set'}</td>
                   <td className="actions">
+                    <Link className="button" to={`/users/${u.id}/permissions`}>
+                      Share access<span className="sr-only"> of {u.username}</span>
+                    </Link>
                     <PasswordDialog user={u} isDisabled={readOnly} />
                     <ConfirmDialog
                       trigger={`Delete ${u.username}…`}

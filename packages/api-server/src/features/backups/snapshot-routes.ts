@@ -78,7 +78,7 @@ export const snapshotRoutes = [
         headers: {
           'Content-Type': 'application/zstd',
           'Cache-Control': 'no-store',
-          'Content-Disposition': `attachment; filename="appliance-config-${plan.name}-${stamp.slice(0, 16)}Z.tar.zst"`,
+          'Content-Disposition': `attachment; filename="appliance-config-${plan.name}-${stamp.slice(0, 15)}Z.tar.zst"`,
         },
       });
     },
