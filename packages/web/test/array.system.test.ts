@@ -28,8 +28,9 @@ const heading = (name: string | RegExp) => tab.page.getByRole('heading', { level
 const go = (p: string) => tab.page.goto(`${lab.s.url}${p}`);
 
 /**
- * snapraid sync runs at about a quarter of its speed (stopped 36 ms of every 48): on a quick host
- * it could finish before a second progress line reached the page. Returns the undo.
+ * snapraid sync runs at about a tenth of its speed (stopped 45 ms of every 50): on a quick host, or
+ * a loaded one whose pauses bunch its lines, it could finish before a second progress line reached
+ * the page (a quarter of its speed still did once in a full run). Returns the undo.
  */
 function slowSnapraidSync(): () => void {
   const runner = lab.runner;
@@ -54,8 +55,8 @@ function slowSnapraidSync(): () => void {
           options?.onSpawn?.(p);
           slow = setInterval(() => {
             signal('SIGSTOP');
-            resume = setTimeout(() => signal('SIGCONT'), 36);
-          }, 48);
+            resume = setTimeout(() => signal('SIGCONT'), 45);
+          }, 50);
         },
       })
       .finally(() => {

@@ -26,7 +26,7 @@ describe('packages/web/ROUTES.md', () => {
   it('reads the document and the call sites (the scan itself is not empty)', () => {
     expect(ops.length).toBeGreaterThan(100);
     expect(ops).toContain('GET /shares/{name}/access');
-    expect(sites('GET /shares/{name}/access')).toEqual(['pages/Shares.tsx']);
+    expect(sites('GET /shares/{name}/access')).toEqual(['pages/Shares.tsx', 'pages/UserPermissions.tsx']);
     // a path held in a const of a conditional: both branches are found
     expect(sites('POST /disks/array/replace/plan')).toEqual(['pages/DiskWizard.tsx']);
     expect(sites('POST /disks/array/upgrade/plan')).toEqual(['pages/DiskWizard.tsx']);

@@ -55,6 +55,7 @@ const HELPERS: Record<string, (paths: string[]) => string[]> = {
   delete: (p) => p.map((x) => `DELETE ${x}`),
   download: (p) => p.map((x) => `POST ${x}`),
   upload: (p) => p.map((x) => `POST ${x}`),
+  getFile: (p) => p.map((x) => `GET ${x}`),
   events: () => ['GET /events'],
   stackLogs: () => ['GET /stacks/{name}/logs'],
 };
