@@ -1,6 +1,7 @@
 /**
  * The users page in chromium against the real service (no array needed): a user created, its
- * password changed (the new one signs in over the API), a group's membership saved (read back),
+ * password changed (the new one signs in over the API), its role changed to share access only
+ * (its token and sign-in refused) and back to viewer, a refused role change shown, a group's membership saved (read back),
  * a token created with its secret shown once (it authenticates; its last use appears) and revoked
  * (then refused), a user deleted with the typed name; refusals shown as the API's sentences;
  * axe-core and a screenshot.
@@ -65,6 +66,63 @@ describe('the users page', () => {
     await dialog.waitFor({ state: 'detached' });
     expect((await basic('vic', 'first password')).status).toBe(401);
     expect((await basic('vic', 'second password')).status).toBe(201);
+  });
+
+  it("changes a user's role in a dialog: share access only revokes its token and its sign-in, viewer restores the sign-in", async () => {
+    const users = (await s.call('GET', '/users')).body.users as Array<{ id: string; username: string }>;
+    const vic = users.find((u) => u.username === 'vic')!;
+    const minted = await basic('vic', 'second password');
+    expect(minted.status).toBe(201);
+    const token = ((await minted.json()) as { token: string }).token;
+    const asVic = () => fetch(`${s.url}/api/v1/shares`, { headers: { authorization: `Bearer ${token}` } });
+    expect((await asVic()).status).toBe(200);
+    // the administrator's role never changes: its control is disabled, and the API refuses it too
+    expect(await tab.page.getByRole('button', { name: 'Change the role of admin' }).isDisabled()).toBe(true);
+    const admin = users.find((u) => u.username === 'admin')!;
+    expect((await s.call('PATCH', `/users/${admin.id}`, { role: 'viewer' })).status).toBe(403);
+
+    await tab.page.getByRole('button', { name: 'Change the role of vic' }).click();
+    const dialog = tab.page.getByRole('dialog');
+    await choose(tab.page, 'New role of vic', 'share access only (no sign-in)');
+    await dialog.getByText('every API token of vic is revoked').waitFor();
+    expect(await check(tab.page, '33-users-role')).toEqual([]);
+    await dialog.getByRole('button', { name: 'Set role' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    await tab.page
+      .getByTestId('users')
+      .getByRole('row', { name: /vic share access only/ })
+      .waitFor();
+    expect((await s.call('GET', `/users/${vic.id}`)).body.role).toBe('share-only');
+    expect((await asVic()).status).toBe(401);
+    expect((await basic('vic', 'second password')).status).not.toBe(201);
+
+    await tab.page.getByRole('button', { name: 'Change the role of vic' }).click();
+    await choose(tab.page, 'New role of vic', 'viewer (reads everything, changes nothing)');
+    await dialog.getByRole('button', { name: 'Set role' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    await tab.page
+      .getByTestId('users')
+      .getByRole('row', { name: /vic viewer/ })
+      .waitFor();
+    expect((await s.call('GET', `/users/${vic.id}`)).body.role).toBe('viewer');
+    expect((await basic('vic', 'second password')).status).toBe(201);
+  });
+
+  it('shows the refusal of a role change as the API sentence (the account deleted meanwhile)', async () => {
+    const made = await s.call('POST', '/users', { username: 'gone', role: 'viewer' });
+    expect(made.status).toBe(201);
+    await tab.page.reload();
+    await heading('Users and tokens').waitFor();
+    await tab.page.getByRole('button', { name: 'Change the role of gone' }).click();
+    const dialog = tab.page.getByRole('dialog');
+    await choose(tab.page, 'New role of gone', 'share access only (no sign-in)');
+    expect((await s.call('DELETE', `/users/${made.body.id}`)).status).toBe(204);
+    await dialog.getByRole('button', { name: 'Set role' }).click();
+    const refused = await s.call('PATCH', `/users/${made.body.id}`, { role: 'share-only' });
+    expect(refused.status).toBe(404);
+    await dialog.getByRole('alert').filter({ hasText: refused.body.message }).waitFor();
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await dialog.waitFor({ state: 'detached' });
   });
 
   it('creates a group and saves its members as one full replace', async () => {

@@ -96,6 +96,80 @@ function PasswordDialog({ user, isDisabled }: { user: User; isDisabled: boolean 
   );
 }
 
+/**
+ * A role change in a dialog: viewer or share access only (the administrator's role never changes;
+ * the API refuses it). Share access only revokes the account's tokens, so the dialog says so.
+ */
+function RoleDialog({ user, isDisabled }: { user: User; isDisabled: boolean }) {
+  const qc = useQueryClient();
+  const [role, setRole] = useState<NewRole>(user.role === 'share-only' ? 'share-only' : 'viewer');
+  const [error, setError] = useState<unknown>(null);
+  return (
+    <DialogTrigger
+      onOpenChange={() => {
+        setRole(user.role === 'share-only' ? 'share-only' : 'viewer');
+        setError(null);
+      }}
+    >
+      <Button
+        className="button small"
+        isDisabled={isDisabled}
+        aria-label={`Change the role of ${user.username}`}
+      >
+        Role…
+      </Button>
+      <ModalOverlay className="overlay" isDismissable>
+        <Modal className="modal">
+          <Dialog className="dialog">
+            {({ close }) => (
+              <form
+                onSubmit={async (e) => {
+                  e.preventDefault();
+                  setError(null);
+                  try {
+                    await api.patch('/users/{id}', { params: { id: user.id }, body: { role } });
+                    void qc.invalidateQueries({ queryKey: ['users'] });
+                    void qc.invalidateQueries({ queryKey: ['tokens'] });
+                    close();
+                  } catch (err) {
+                    setError(err);
+                  }
+                }}
+              >
+                <Heading slot="title">Role of {user.username}</Heading>
+                <Choice
+                  label={`New role of ${user.username}`}
+                  value={role}
+                  options={[
+                    ['viewer', ROLE_WORDS.viewer],
+                    ['share-only', ROLE_WORDS['share-only']],
+                  ]}
+                  onChange={setRole}
+                />
+                {role === 'share-only' && user.role !== 'share-only' ? (
+                  <p>
+                    {user.username} can no longer sign in, and every API token of {user.username} is revoked.
+                    Share access stays.
+                  </p>
+                ) : null}
+                <ErrorNote error={error} />
+                <div className="actions">
+                  <Button className="button" onPress={close}>
+                    Cancel
+                  </Button>
+                  <Button type="submit" className="button primary" isDisabled={role === user.role}>
+                    Set role
+                  </Button>
+                </div>
+              </form>
+            )}
+          </Dialog>
+        </Modal>
+      </ModalOverlay>
+    </DialogTrigger>
+  );
+}
+
 function UsersCard() {
   const users = useUsers();
   const readOnly = useReadOnly();
@@ -137,6 +211,7 @@ function UsersCard() {
                     <Link className="button" to={`/users/${u.id}/permissions`}>
                       Share access<span className="sr-only"> of {u.username}</span>
                     </Link>
+                    <RoleDialog user={u} isDisabled={readOnly || u.role === 'admin'} />
                     <PasswordDialog user={u} isDisabled={readOnly} />
                     <ConfirmDialog
                       trigger={`Delete ${u.username}…`}
