@@ -5,7 +5,7 @@ import { Link, useNavigate, useParams } from 'react-router';
 import { api, formatTime } from '../api.ts';
 import { Choice } from '../forms.tsx';
 import { useReadOnly } from '../session.tsx';
-import { Card, ErrorNote, KeyValues, Loading, Page } from '../ui.tsx';
+import { Card, ConfirmDialog, ErrorNote, KeyValues, Loading, Page } from '../ui.tsx';
 
 type Plan = Awaited<ReturnType<typeof api.post<'/templates/{id}/preview'>>>;
 type PlanInput = Plan['inputs'][number];
@@ -69,7 +69,7 @@ function Sources() {
                       `${formatTime(s.lastRefreshedAt)} (a local folder: no signature)`
                     )}
                   </td>
-                  <td>
+                  <td className="actions">
                     {s.kind === 'https' ? (
                       <Button
                         className="button small"
@@ -80,6 +80,27 @@ function Sources() {
                         Refresh
                       </Button>
                     ) : null}
+                    {s.id === 'builtin' ? null : (
+                      <ConfirmDialog
+                        trigger={`Remove ${s.id}…`}
+                        title={`Remove the catalog source ${s.id}`}
+                        confirmLabel="Remove source"
+                        danger
+                        isDisabled={readOnly}
+                        onConfirm={async () => {
+                          await api.delete('/catalog/sources/{id}', { params: { id: s.id } });
+                          void qc.invalidateQueries({ queryKey: ['catalog'] });
+                        }}
+                      >
+                        <p>
+                          Its templates leave the catalog. Apps installed from it stay, with their folders and
+                          data.
+                          {s.kind === 'https'
+                            ? ' Its downloaded copy is deleted.'
+                            : ' Its folder stays on disk.'}
+                        </p>
+                      </ConfirmDialog>
+                    )}
                   </td>
                 </tr>
               ))}
