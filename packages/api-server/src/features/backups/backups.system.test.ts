@@ -514,7 +514,7 @@ describe('backups on a real array, a real backup disk, real restic and a private
     expect(check.out).toMatch(/no errors were found/);
   }, 900_000);
 
-  it('a drill passes on a good repository; after one pack is corrupted it fails and raises restore_drill_failed', async () => {
+  it('a drill passes on a good repository; after its packs are corrupted it fails and raises restore_drill_failed', async () => {
     const r = await s().call('POST', '/backups/plans/nightly/drill');
     ok(r, 202);
     const good = await waitJob(s(), r.body.id, 600_000);
@@ -532,21 +532,21 @@ describe('backups on a real array, a real backup disk, real restic and a private
       [{ kind: 'share', name: 'media' }, true, []],
     ]);
     expect(hooks.of('restore_drill_failed')).toEqual([]);
-    // corrupt the biggest pack: it holds the latest share data
-    let saved: { file: string; bytes: Buffer } | null = null;
+    // corrupt every data pack (which pack holds the data of the latest snapshots depends on how
+    // restic filled them: the biggest one once held only an older snapshot's, and the drill passed)
+    const saved: { file: string; bytes: Buffer }[] = [];
     await withMounted(async () => {
-      const packs: { file: string; size: number }[] = [];
       for (const d of await fs.readdir(path.join(repo(), 'data')))
         for (const f of await fs.readdir(path.join(repo(), 'data', d))) {
           const file = path.join(repo(), 'data', d, f);
-          packs.push({ file, size: (await fs.stat(file)).size });
+          const bytes = await fs.readFile(file);
+          saved.push({ file, bytes });
+          const fh = await fs.open(file, 'r+');
+          await fh.write(Buffer.from('bit rot here'), 0, 12, Math.floor(bytes.length / 3));
+          await fh.close();
         }
-      const biggest = packs.sort((a, b) => b.size - a.size)[0]!;
-      saved = { file: biggest.file, bytes: await fs.readFile(biggest.file) };
-      const fh = await fs.open(biggest.file, 'r+');
-      await fh.write(Buffer.from('bit rot here'), 0, 12, Math.floor(biggest.size / 3));
-      await fh.close();
     });
+    expect(saved.length).toBeGreaterThan(0);
     const bad = await waitJob(s(), (await s().call('POST', '/backups/plans/nightly/drill')).body.id, 600_000);
     expect(bad.state).toBe('failed');
     expect(bad.error.code).toBe('drill_failed');
@@ -556,10 +556,9 @@ describe('backups on a real array, a real backup disk, real restic and a private
       jobId: bad.id,
       state: 'failed',
     });
-    // put the pack back so the rest of the suite has a sound repository
+    // put the packs back so the rest of the suite has a sound repository
     await withMounted(async () => {
-      const { file, bytes } = saved!;
-      await fs.writeFile(file, bytes);
+      for (const { file, bytes } of saved) await fs.writeFile(file, bytes);
       expect((await restic(['check'])).code).toBe(0);
     });
   }, 900_000);
