@@ -2,11 +2,12 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Button, Form, Input, Label, TextField } from 'react-aria-components';
 import { Link, useNavigate } from 'react-router';
-import { ApiError, api, formatBytes, formatTime, jobTitle } from '../api.ts';
+import { ApiError, api, formatBytes, formatTime } from '../api.ts';
 import { handArchive } from '../archive-handoff.ts';
+import { JobLine } from './JobLine.tsx';
 import { Check, Choice, toggled } from '../forms.tsx';
 import { useReadOnly } from '../session.tsx';
-import { Card, ConfirmDialog, ErrorNote, JobBar, Loading, Page, StateBadge } from '../ui.tsx';
+import { Card, ConfirmDialog, ErrorNote, Loading, Page, StateBadge } from '../ui.tsx';
 
 type Plan = Awaited<ReturnType<typeof api.get<'/backups/plans'>>>['plans'][number];
 type Snapshot = Awaited<ReturnType<typeof api.get<'/backups/snapshots'>>>['snapshots'][number];
@@ -135,40 +136,6 @@ function EditPlan({ name, onDone }: { name: string; onDone: () => void }) {
         </Button>
       </div>
     </Form>
-  );
-}
-
-/** A job started here, followed live (the shell's GET /events patches ['job', id]). */
-function JobLine({ id }: { id: string }) {
-  const job = useQuery({
-    queryKey: ['job', id],
-    queryFn: () => api.get('/jobs/{id}', { params: { id } }),
-    refetchInterval: (q) =>
-      q.state.data?.state === 'running' || q.state.data?.state === 'queued' ? 3000 : false,
-  });
-  const j = job.data;
-  if (!j) return <ErrorNote error={job.error} />;
-  const active = j.state === 'running' || j.state === 'queued';
-  return (
-    <div data-testid="backup-job">
-      <p>
-        <Link to={`/jobs/${j.id}`}>{jobTitle(j.type)}</Link>: <StateBadge state={j.state} />
-      </p>
-      {active ? (
-        <JobBar
-          label={j.phase ?? 'waiting'}
-          percent={j.percent}
-          bytesDone={j.bytesDone}
-          bytesTotal={j.bytesTotal}
-          etaSeconds={j.etaSeconds}
-        />
-      ) : null}
-      {j.error ? (
-        <p className="error" role="alert">
-          {j.error.message}
-        </p>
-      ) : null}
-    </div>
   );
 }
 
@@ -456,7 +423,7 @@ function Snapshots({ plan }: { plan: string }) {
         <ConfigArchive key={`c${chosen.id}`} plan={plan} snap={chosen} />
       ) : null}
       {chosen ? <Restore key={chosen.id} plan={plan} snap={chosen} onStarted={setJobId} /> : null}
-      {jobId ? <JobLine id={jobId} /> : null}
+      {jobId ? <JobLine id={jobId} testId="backup-job" /> : null}
     </Card>
   );
 }
@@ -571,7 +538,7 @@ export function Backups() {
                 </ConfirmDialog>
               </div>
               {editing === p.name ? <EditPlan name={p.name} onDone={() => setEditing(null)} /> : null}
-              {jobs[p.name] ? <JobLine id={jobs[p.name]!} /> : null}
+              {jobs[p.name] ? <JobLine id={jobs[p.name]!} testId="backup-job" /> : null}
             </section>
           ))}
         </Card>
