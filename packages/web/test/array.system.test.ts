@@ -1,7 +1,7 @@
 /**
  * The array's life in chromium against the real service on loop disks (real snapraid, mergerfs,
- * xfs): a sync whose bar shows increasing percents and ends "in sync" (snapraid slowed by a
- * SIGSTOP/SIGCONT duty cycle so its progress reaches the page more than once); the deletion guard
+ * xfs): a sync whose bar shows increasing percents and ends "in sync" (snapraid held with SIGSTOP
+ * at each of its first two progress percents until the page draws it); the deletion guard
  * (files deleted above it → "Sync now" → the blocked sync with the removed paths → a forced sync
  * after the typed phrase); a data disk destroyed outside the UI shown offline on the open
  * dashboard within 15 s, and the replace wizard (plan → warnings and steps → typed confirmation →
@@ -28,45 +28,62 @@ const heading = (name: string | RegExp) => tab.page.getByRole('heading', { level
 const go = (p: string) => tab.page.goto(`${lab.s.url}${p}`);
 
 /**
- * snapraid sync runs at about a tenth of its speed (stopped 45 ms of every 50): on a quick host, or
- * a loaded one whose pauses bunch its lines, it could finish before a second progress line reached
- * the page (a quarter of its speed still did once in a full run). Returns the undo.
+ * The next snapraid sync stops (SIGSTOP) right after each of its first two distinct progress
+ * percents, until `release()`: the page must draw each while snapraid waits, so the bar is seen to
+ * move however quick or loaded the host is (a duty cycle slowing snapraid to a tenth still let a
+ * loaded run finish before a second value reached the page). `next()` resolves with the percent
+ * snapraid is held at.
  */
-function slowSnapraidSync(): () => void {
+function holdSnapraidSync(): { next: () => Promise<number>; release: () => void; undo: () => void } {
   const runner = lab.runner;
   const original = runner.run;
+  let pid = 0;
+  let stopped = false;
+  const held: number[] = [];
+  const waiters: Array<(percent: number) => void> = [];
+  const signal = (sig: NodeJS.Signals) => {
+    try {
+      process.kill(pid, sig);
+    } catch {
+      // it has exited
+    }
+  };
   runner.run = (command, args, options) => {
     if (!args.includes('sync')) return original.call(runner, command, args, options);
-    let pid = 0;
-    let slow: NodeJS.Timeout | undefined;
-    let resume: NodeJS.Timeout | undefined;
-    const signal = (sig: NodeJS.Signals) => {
-      try {
-        process.kill(pid, sig);
-      } catch {
-        // it has exited
-      }
-    };
     return original
       .call(runner, command, args, {
         ...options,
         onSpawn: (p) => {
           pid = p;
           options?.onSpawn?.(p);
-          slow = setInterval(() => {
-            signal('SIGSTOP');
-            resume = setTimeout(() => signal('SIGCONT'), 45);
-          }, 50);
+        },
+        onLine: (line, stream) => {
+          options?.onLine?.(line, stream);
+          const m = stream === 'stdout' ? /^\s*(\d+)%/.exec(line) : null;
+          if (!m || held.length >= 2 || held.at(-1) === Number(m[1])) return;
+          held.push(Number(m[1]));
+          stopped = true;
+          signal('SIGSTOP');
+          waiters.shift()?.(Number(m[1]));
         },
       })
       .finally(() => {
-        clearInterval(slow);
-        clearTimeout(resume);
-        if (pid) signal('SIGCONT');
+        if (stopped) signal('SIGCONT');
       });
   };
-  return () => {
-    runner.run = original;
+  let taken = 0;
+  return {
+    next: () => {
+      const i = taken++;
+      return i < held.length ? Promise.resolve(held[i]!) : new Promise((resolve) => waiters.push(resolve));
+    },
+    release: () => {
+      if (stopped) signal('SIGCONT');
+      stopped = false;
+    },
+    undo: () => {
+      runner.run = original;
+    },
   };
 }
 
@@ -106,12 +123,22 @@ describe('the array in chromium: sync, deletion guard, a destroyed disk replaced
         }
       }).observe(document.body, { subtree: true, childList: true, characterData: true });
     })()`);
-    const undo = slowSnapraidSync();
+    const hold = holdSnapraidSync();
     try {
       await tab.page.getByRole('button', { name: 'Sync now' }).click();
+      // twice: snapraid waits at a percent until the page draws it
+      for (let i = 0; i < 2; i++) {
+        const percent = await hold.next();
+        await tab.page
+          .getByTestId('bar-value')
+          .filter({ hasText: new RegExp(`^${percent}%`) })
+          .waitFor({ timeout: 30_000 });
+        hold.release();
+      }
       await tab.page.getByTestId('parity-state').filter({ hasText: 'in sync' }).waitFor({ timeout: 300_000 });
     } finally {
-      undo();
+      hold.release();
+      hold.undo();
     }
     const seen = (await tab.page.evaluate('window.seen')) as string[];
     const percents = seen.flatMap((t) => {

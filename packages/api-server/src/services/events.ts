@@ -30,19 +30,45 @@ export class EventBus {
   }
 
   /**
-   * A progress reporter for one long operation: at most 4 events per second, and always a final
-   * `done: true` event from `finish`.
+   * A progress reporter for one long operation: at most 4 events per second, the latest update
+   * of a busy window published at its end (a burst of lines never leaves the bar behind until the
+   * next one), and always a final `done: true` event from `finish`, which drops a pending update.
    */
   progress(operationId: string, operation: string, target: string, minIntervalMs = 250) {
-    let last = 0;
+    let last = Number.NEGATIVE_INFINITY;
+    let pending: Record<string, unknown> | null = null;
+    let timer: NodeJS.Timeout | undefined;
+    const send = (progress: Record<string, unknown>, done: boolean) =>
+      this.publish({ type: 'progress', data: { operationId, operation, target, done, progress } });
+    const flush = () => {
+      timer = undefined;
+      if (pending === null) return;
+      last = Date.now();
+      send(pending, false);
+      pending = null;
+    };
     return {
       update: (progress: Record<string, unknown>, now = Date.now()) => {
-        if (now - last < minIntervalMs) return;
-        last = now;
-        this.publish({ type: 'progress', data: { operationId, operation, target, done: false, progress } });
+        const wait = minIntervalMs - (now - last);
+        if (wait <= 0) {
+          clearTimeout(timer);
+          timer = undefined;
+          pending = null;
+          last = now;
+          send(progress, false);
+          return;
+        }
+        pending = progress;
+        if (timer === undefined) {
+          timer = setTimeout(flush, wait);
+          timer.unref();
+        }
       },
       finish: (progress: Record<string, unknown>) => {
-        this.publish({ type: 'progress', data: { operationId, operation, target, done: true, progress } });
+        clearTimeout(timer);
+        timer = undefined;
+        pending = null;
+        send(progress, true);
       },
     };
   }

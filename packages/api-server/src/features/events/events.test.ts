@@ -56,6 +56,25 @@ describe('GET /events', () => {
     }
   });
 
+  it('publishes the latest update of a busy window at its end (a burst never leaves the bar behind)', async () => {
+    const stream = await openStream(s.url, s.token);
+    try {
+      await until(() => stream.chunks.join('').includes(': connected'));
+      const p = s.server.ctx.events.progress('op-2', 'parity.sync', 'array', 100);
+      p.update({ percent: 0 });
+      p.update({ percent: 10 }); // within 100 ms: held
+      p.update({ percent: 20 }); // replaces it
+      await until(() => stream.chunks.join('').includes('"percent":20'));
+      const text = stream.chunks.join('');
+      expect(text).not.toContain('"percent":10');
+      expect(text.indexOf('"percent":0')).toBeLessThan(text.indexOf('"percent":20'));
+      p.finish({ percent: 100 });
+      await until(() => stream.chunks.join('').includes('"done":true'));
+    } finally {
+      stream.close();
+    }
+  });
+
   it('refuses without a credential and is setup-gated', async () => {
     expect((await s.call('GET', '/events', undefined, { token: null })).status).toBe(401);
   });
