@@ -38,3 +38,15 @@ export function formatSeconds(s: number | null | undefined): string {
 
 /** A job type as words (`parity.sync` → `parity sync`, `disk_replace_data` → `disk replace data`). */
 export const jobTitle = (type: string): string => type.replace(/[._]/g, ' ');
+
+/** Hands a downloaded file to the browser's save (an object URL on a clicked link, freed later). */
+export function saveFile(blob: Blob, name: string): void {
+  const url = URL.createObjectURL(blob);
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = name;
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 60_000);
+}

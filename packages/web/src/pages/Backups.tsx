@@ -2,7 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Button, Form, Input, Label, TextField } from 'react-aria-components';
 import { Link, useNavigate } from 'react-router';
-import { ApiError, api, formatBytes, formatTime } from '../api.ts';
+import { ApiError, api, formatBytes, formatTime, saveFile } from '../api.ts';
 import { handArchive } from '../archive-handoff.ts';
 import { JobLine } from './JobLine.tsx';
 import { Check, Choice, toggled } from '../forms.tsx';
@@ -330,14 +330,7 @@ function ConfigArchive({ plan, snap }: { plan: string; snap: Snapshot }) {
         void navigate('/configuration');
         return;
       }
-      const url = URL.createObjectURL(blob);
-      const a = document.createElement('a');
-      a.href = url;
-      a.download = name;
-      document.body.append(a);
-      a.click();
-      a.remove();
-      setTimeout(() => URL.revokeObjectURL(url), 60_000);
+      saveFile(blob, name);
       setSaved(name);
     },
   });

@@ -1,7 +1,7 @@
 import { useMutation } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { Button, FileTrigger, Form, Input, Label, TextField } from 'react-aria-components';
-import { api } from '../api.ts';
+import { api, saveFile } from '../api.ts';
 import { forgetArchive, handedArchive } from '../archive-handoff.ts';
 import { Choice } from '../forms.tsx';
 import { useReadOnly } from '../session.tsx';
@@ -44,14 +44,7 @@ function Export() {
     mutationFn: () => api.download('/config/export'),
     onSuccess: ({ blob, filename }) => {
       const name = filename ?? 'appliance-config.tar.zst';
-      const url = URL.createObjectURL(blob);
-      const a = document.createElement('a');
-      a.href = url;
-      a.download = name;
-      document.body.append(a);
-      a.click();
-      a.remove();
-      setTimeout(() => URL.revokeObjectURL(url), 60_000);
+      saveFile(blob, name);
       setSaved(name);
     },
   });
