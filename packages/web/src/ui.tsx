@@ -62,6 +62,40 @@ export function Loading({ what }: { what: string }) {
   );
 }
 
+/** What a job's progress block reads (a `GET /jobs/{id}` answer has it). */
+interface JobProgressView {
+  state: string;
+  phase?: string | null;
+  percent: number | null;
+  bytesDone?: number | null;
+  bytesTotal?: number | null;
+  etaSeconds?: number | null;
+  error?: { message: string } | null;
+}
+
+/** A job's bar while it is queued or running, then its error sentence if it failed. */
+export function JobProgress({ job }: { job: JobProgressView }) {
+  const active = job.state === 'running' || job.state === 'queued';
+  return (
+    <>
+      {active ? (
+        <JobBar
+          label={job.phase ?? 'waiting'}
+          percent={job.percent}
+          bytesDone={job.bytesDone}
+          bytesTotal={job.bytesTotal}
+          etaSeconds={job.etaSeconds}
+        />
+      ) : null}
+      {job.error ? (
+        <p className="error" role="alert">
+          {job.error.message}
+        </p>
+      ) : null}
+    </>
+  );
+}
+
 /** A job's bar: percent when known, indeterminate otherwise. */
 export function JobBar({
   label,

@@ -13,7 +13,7 @@ import {
 import { Link } from 'react-router';
 import { api, formatBytes, formatSeconds } from '../api.ts';
 import { useReadOnly } from '../session.tsx';
-import { Card, ConfirmDialog, ErrorNote, JobBar, KeyValues, Page, StateBadge, Scroll } from '../ui.tsx';
+import { Card, ConfirmDialog, ErrorNote, JobProgress, KeyValues, Page, StateBadge, Scroll } from '../ui.tsx';
 import { useArray } from './Dashboard.tsx';
 import { useDisks } from './Disks.tsx';
 
@@ -202,20 +202,7 @@ export function DiskWizard({ kind }: { kind: Kind }) {
               <p>
                 <StateBadge state={j.state} /> <Link to={`/jobs/${j.id}`}>Job details</Link>
               </p>
-              {['running', 'queued'].includes(j.state) ? (
-                <JobBar
-                  label={j.phase ?? 'waiting'}
-                  percent={j.percent}
-                  bytesDone={j.bytesDone}
-                  bytesTotal={j.bytesTotal}
-                  etaSeconds={j.etaSeconds}
-                />
-              ) : null}
-              {j.error ? (
-                <p className="error" role="alert">
-                  {j.error.message}
-                </p>
-              ) : null}
+              <JobProgress job={j} />
               {resultMessage(j.result) ? <p data-testid="wizard-message">{resultMessage(j.result)}</p> : null}
               {j.result ? (
                 <Scroll label="Result">

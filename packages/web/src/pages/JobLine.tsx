@@ -2,7 +2,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect } from 'react';
 import { Link } from 'react-router';
 import { api, jobTitle } from '../api.ts';
-import { ErrorNote, JobBar, StateBadge } from '../ui.tsx';
+import { ErrorNote, JobProgress, StateBadge } from '../ui.tsx';
 
 /**
  * A job started from a page, followed live: the shell's `GET /events` patches `['job', id]` with
@@ -31,20 +31,7 @@ export function JobLine({ id, testId, onEnd }: { id: string; testId: string; onE
       <p>
         <Link to={`/jobs/${j.id}`}>{jobTitle(j.type)}</Link>: <StateBadge state={j.state} />
       </p>
-      {active ? (
-        <JobBar
-          label={j.phase ?? 'waiting'}
-          percent={j.percent}
-          bytesDone={j.bytesDone}
-          bytesTotal={j.bytesTotal}
-          etaSeconds={j.etaSeconds}
-        />
-      ) : null}
-      {j.error ? (
-        <p className="error" role="alert">
-          {j.error.message}
-        </p>
-      ) : null}
+      <JobProgress job={j} />
     </div>
   );
 }
