@@ -2,7 +2,7 @@
  * One running job: its view, the handle its code gets, and how it ends (succeeded, failed,
  * cancelled, interrupted, blocked).
  */
-import { isoMillis, Refusal } from '@appliance/common';
+import { Refusal } from '@appliance/common';
 import type { JobKind } from './definition.ts';
 import type { RunnerPorts } from './ports.ts';
 import {

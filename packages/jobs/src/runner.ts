@@ -223,7 +223,8 @@ export class JobRunner<A = unknown> {
 
   /** Running jobs of this runner. */
   running(): JobView[] {
-    return [...this.live.values()].map(snapshot);
+    // a job whose end is recorded is no longer running, though it leaves the map a moment later
+    return [...this.live.values()].filter((l) => l.view.endedAt === null).map(snapshot);
   }
 
   /** Running jobs of `kind`, typed. */

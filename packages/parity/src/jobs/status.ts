@@ -30,12 +30,7 @@ export function parityStatus(deps: ParityStatusDeps) {
   const lastSync = deps.jobs.latest(syncJob, ENDED);
   const lastSuccess = deps.jobs.latest(syncJob, ['succeeded']);
   const lastScrub = deps.jobs.latest(scrubJob, ENDED);
-  // a job stays in the runner until its follow-up is done, after its end was published: only one
-  // still queued or running counts (else a page refreshed on the `done` event sees it running)
-  const running =
-    deps.jobs
-      .running()
-      .find((j) => j.type.startsWith('parity.') && (j.state === 'queued' || j.state === 'running')) ?? null;
+  const running = deps.jobs.running().find((j) => j.type.startsWith('parity.')) ?? null;
   const parity = !configured
     ? 'not_configured'
     : lastSuccess === null
