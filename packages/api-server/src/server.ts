@@ -39,17 +39,15 @@ import { nodeListener } from './http/listener.ts';
 import { webUi } from './http/web-ui.ts';
 import { type Logger, createLogger } from './logger.ts';
 import { AuditLog } from './services/audit.ts';
-import { Authenticator } from './services/auth.ts';
+import { type Authenticator, Lockout, Passwords, TOKEN_USAGE_FLUSH_MS } from '@appliance/accounts';
+import { createAuthenticator } from './features/session/deps.ts';
 import { EventBus } from './services/events.ts';
 import { GeneratedFiles } from './services/generated-files.ts';
 import { KeyedLocks } from './services/locks.ts';
 import { ObservedEvents } from './services/observed-events.ts';
 import { OperationGate } from './services/operation-gate.ts';
-import { Lockout } from './services/lockout.ts';
-import { Passwords } from './services/passwords.ts';
 import { createConditions, createJobRunner, createScheduler } from './features/jobs/deps.ts';
 import { realTimers, type WatcherTimers, WatcherRunner } from '@appliance/watchers';
-import { TOKEN_USAGE_FLUSH_MS } from './services/token-usage.ts';
 
 export { VERSION } from './version.ts';
 import { VERSION } from './version.ts';
@@ -187,7 +185,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     timers: options.watcherTimers ?? realTimers,
   });
   const passwords = options.passwords ?? new Passwords();
-  const auth = new Authenticator(ctx, passwords, new Lockout());
+  const auth = createAuthenticator(ctx, passwords, new Lockout());
   const features = allFeatures(auth, passwords, VERSION);
   for (const f of features) for (const decl of f.raises ?? []) ctx.observed.add(decl);
   const stops: Array<() => void | Promise<void>> = [];

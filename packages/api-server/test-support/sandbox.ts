@@ -199,7 +199,7 @@ function unixRequest<T>(
 /**
  * Every user table as sorted JSON rows (BLOBs as hex), for "nothing written" checks. Leaves out
  * `api_tokens.last_used_at`: the uses of tokens noted in memory are stored when a server closes
- * (services/token-usage.ts), so a restart on the same root changes it whatever was asked.
+ * (@appliance/accounts' token-usage.ts), so a restart on the same root changes it whatever was asked.
  */
 export function dumpDatabase(server: RunningServer): string {
   const sqlite = server.ctx.sqlite;

@@ -1,5 +1,4 @@
-import type { Authenticator } from '../services/auth.ts';
-import type { Passwords } from '../services/passwords.ts';
+import type { Authenticator, Passwords } from '@appliance/accounts';
 import { feature as apps } from './apps/index.ts';
 import { auditFeature } from './audit/index.ts';
 import { feature as backups } from './backups/index.ts';

@@ -4,8 +4,7 @@ import { Hono, type Context } from 'hono';
 import * as v from 'valibot';
 import type { AppContext } from '../context.ts';
 import type { Actor } from '../services/audit.ts';
-import type { Authenticator } from '../services/auth.ts';
-import { roleAtLeast } from '../services/tokens.ts';
+import { type Authenticator, roleAtLeast } from '@appliance/accounts';
 import { AllowedMethods } from './allowed-methods.ts';
 import {
   errorResponse,

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Clock } from '@appliance/common';
 import { type Sandbox, startSandbox } from '../../test-support/sandbox.ts';
-import { FOREIGN_WRITE_CHECK_MS } from './credential-cache.ts';
+import { FOREIGN_WRITE_CHECK_MS } from '@appliance/accounts';
 
 /** Real time, moved forward by the test. */
 function movableClock(): Clock & { advance(ms: number): void } {

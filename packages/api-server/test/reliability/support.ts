@@ -8,14 +8,13 @@ import { AppError, type CommandRunner, createCommandRunner } from '@appliance/co
 import type { AppContext } from '../../src/context.ts';
 import { allFeatures } from '../../src/features/index.ts';
 import type { AnyRoute } from '../../src/http/route.ts';
-import { Authenticator } from '../../src/services/auth.ts';
-import { Lockout } from '../../src/services/lockout.ts';
-import { Passwords } from '../../src/services/passwords.ts';
+import { Lockout, Passwords } from '@appliance/accounts';
+import { createAuthenticator } from '../../src/features/session/deps.ts';
 import { type Sandbox, type SandboxOptions, startSandbox } from '../../test-support/sandbox.ts';
 
 /** Every route of the server, in registration order (the same list the server and the API document use). */
 export function registryRoutes(): AnyRoute[] {
-  const auth = new Authenticator({} as AppContext, new Passwords(), new Lockout());
+  const auth = createAuthenticator({} as AppContext, new Passwords(), new Lockout());
   return allFeatures(auth, new Passwords(), 'reliability').flatMap((f) => f.routes);
 }
 

@@ -1,5 +1,5 @@
 import { clearTempRoot } from '@appliance/archive-preview';
-import type { Authenticator } from '../../services/auth.ts';
+import type { Authenticator } from '@appliance/accounts';
 import type { Feature } from '../feature.ts';
 import { exportRoute } from './export-route.ts';
 import { VERSION } from '../../version.ts';

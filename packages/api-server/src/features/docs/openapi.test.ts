@@ -1,15 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import * as v from 'valibot';
 import { defineRoute } from '../../http/route.ts';
-import { Authenticator } from '../../services/auth.ts';
-import { Lockout } from '../../services/lockout.ts';
-import { Passwords } from '../../services/passwords.ts';
+import { Lockout, Passwords } from '@appliance/accounts';
+import { createAuthenticator } from '../session/deps.ts';
 import type { AppContext } from '../../context.ts';
 import { allFeatures } from '../index.ts';
 import { buildOpenApi } from './openapi.ts';
 
 const routes = () => {
-  const auth = new Authenticator({} as AppContext, new Passwords(), new Lockout());
+  const auth = createAuthenticator({} as AppContext, new Passwords(), new Lockout());
   return allFeatures(auth, new Passwords(), 'test').flatMap((f) => f.routes);
 };
 

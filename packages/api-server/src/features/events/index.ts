@@ -1,7 +1,6 @@
 import { AppError } from '@appliance/common';
 import { streamSSE } from 'hono/streaming';
-import type { Authenticator } from '../../services/auth.ts';
-import { sessionSecret } from '../../services/sessions.ts';
+import { type Authenticator, sessionSecret } from '@appliance/accounts';
 import { defineRoute } from '../../http/route.ts';
 import type { Feature } from '../feature.ts';
 

@@ -1,10 +1,8 @@
-import { AppError } from '@appliance/common';
+import { type Authenticator, authenticatedVia, signIn, signOut } from '@appliance/accounts';
 import type { Context } from 'hono';
 import * as v from 'valibot';
 import { defineRoute, noContent, ok } from '../../http/route.ts';
 import { checkSessionWrite } from '../../http/session-auth.ts';
-import type { Authenticator } from '../../services/auth.ts';
-import { SESSION_ABSOLUTE_MS, SESSION_COOKIE, sessionSecret } from '../../services/sessions.ts';
 import type { Feature } from '../feature.ts';
 
 const Who = v.object({
@@ -14,13 +12,7 @@ const Who = v.object({
   via: v.picklist(['session', 'token', 'local']),
 });
 
-const loginFailed = () =>
-  new AppError(401, 'login_failed', 'The username or password is not right; check both and try again.');
-
-function cookie(c: Context, value: string, maxAgeSeconds: number): string {
-  const secure = new URL(c.req.url).protocol === 'https:' ? '; Secure' : '';
-  return `${SESSION_COOKIE}=${value}; HttpOnly; SameSite=Strict; Path=/; Max-Age=${maxAgeSeconds}${secure}`;
-}
+const secure = (c: Context) => new URL(c.req.url).protocol === 'https:';
 
 /**
  * Browser sign-in (docs/decisions/web-ui.md): `POST /session` checks a password with the same
@@ -51,28 +43,10 @@ export const sessionFeature = (auth: Authenticator): Feature => ({
         // Sign-in too must come from the UI's page: no cross-site login into the attacker's account.
         checkSessionWrite(c);
         const remote = (c.env as { remoteAddress?: string } | undefined)?.remoteAddress ?? 'unknown';
-        let actor: Awaited<ReturnType<Authenticator['login']>>;
-        try {
-          actor = await auth.login(body.username, body.password, remote);
-        } catch (err) {
-          if (err instanceof AppError && err.code === 'unauthorized') throw loginFailed();
-          if (err instanceof AppError && err.code === 'share_only_no_api_token')
-            throw new AppError(
-              403,
-              'share_only_no_web_ui',
-              'This is a file-sharing account; it cannot sign in to the web UI. Sign in with an administrator or viewer account.',
-            );
-          throw err;
-        }
-        const session = await auth.sessions.open(actor.userId!);
-        c.header('Set-Cookie', cookie(c, session.secret, SESSION_ABSOLUTE_MS / 1000));
+        const { cookie, ...answer } = await signIn(auth, { ...body, source: remote, secure: secure(c) });
+        c.header('Set-Cookie', cookie);
         c.header('Cache-Control', 'no-store');
-        return ok({
-          username: actor.username,
-          role: actor.role,
-          via: 'session',
-          expiresAt: session.expiresAt,
-        });
+        return ok(answer);
       },
     }),
     defineRoute({
@@ -83,7 +57,7 @@ export const sessionFeature = (auth: Authenticator): Feature => ({
       tags: ['session'],
       responses: { 200: { description: 'The caller', schema: Who } },
       handler: ({ actor, c }) => {
-        const via = actor!.kind === 'local' ? 'local' : c.req.header('authorization') ? 'token' : 'session';
+        const via = authenticatedVia(actor!, Boolean(c.req.header('authorization')));
         return ok({ username: actor!.username, role: actor!.role, via });
       },
     }),
@@ -95,9 +69,7 @@ export const sessionFeature = (auth: Authenticator): Feature => ({
       tags: ['session'],
       responses: { 204: { description: 'Signed out' } },
       handler: async ({ c }) => {
-        const secret = sessionSecret(c.req.header('cookie'));
-        if (secret !== null) await auth.sessions.end(secret);
-        c.header('Set-Cookie', cookie(c, '', 0));
+        c.header('Set-Cookie', await signOut(auth, c.req.header('cookie'), secure(c)));
         return noContent();
       },
     }),

@@ -6,7 +6,7 @@
  */
 import { fixedClock } from '@appliance/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SESSION_ABSOLUTE_MS, SESSION_IDLE_MS } from '../../services/sessions.ts';
+import { SESSION_ABSOLUTE_MS, SESSION_IDLE_MS } from '@appliance/accounts';
 import { type Sandbox, startSandbox } from '../../../test-support/sandbox.ts';
 
 const clock = fixedClock('2026-03-01T10:00:00.000Z');

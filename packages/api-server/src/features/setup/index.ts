@@ -4,7 +4,7 @@ import * as v from 'valibot';
 import { apiTokens, users } from '../../db/schema.ts';
 import { created, defineRoute, ok } from '../../http/route.ts';
 import { PasswordSchema, UsernameSchema } from '../../http/schemas.ts';
-import type { Authenticator } from '../../services/auth.ts';
+import type { Authenticator } from '@appliance/accounts';
 import type { Feature } from '../feature.ts';
 import { readSettings } from '../settings/index.ts';
 import { checkNewUsername, toUser, UserSchema } from '../users/model.ts';

@@ -1,15 +1,9 @@
-import { AppError } from '@appliance/common';
-import { and, count, desc, eq } from 'drizzle-orm';
+import { type Authenticator, issueToken, listTokens, revokeToken } from '@appliance/accounts';
 import * as v from 'valibot';
-import { apiTokens, users } from '../../db/schema.ts';
 import { created, defineRoute, noContent, ok } from '../../http/route.ts';
 import { IdParams, Iso } from '../../http/schemas.ts';
-import { generateToken, roleAtLeast, tokenHash } from '../../services/tokens.ts';
-import type { Authenticator } from '../../services/auth.ts';
 import type { Feature } from '../feature.ts';
-import { findUser, userNotFound } from '../users/model.ts';
-
-export const MAX_TOKENS_PER_ACCOUNT = 100;
+import { tokensDeps } from './deps.ts';
 
 const TokenSchema = v.object({
   id: v.string(),
@@ -37,7 +31,7 @@ const CreateBody = v.strictObject({
 
 export const tokensFeature = (auth: Authenticator): Feature => ({
   name: 'tokens',
-  // Password logins (Basic, on POST /tokens) cross the lock-out threshold (services/auth.ts).
+  // Password logins (Basic, on POST /tokens) cross the lock-out threshold (@appliance/accounts).
   raises: ['login_failure_burst'],
   routes: [
     defineRoute({
@@ -54,79 +48,8 @@ export const tokensFeature = (auth: Authenticator): Feature => ({
           schema: v.object({ ...TokenSchema.entries, token: v.string() }),
         },
       },
-      handler: async ({ ctx, actor, body }) => {
-        const caller = actor!;
-        if (body.userId !== undefined && caller.role !== 'admin') {
-          throw new AppError(
-            403,
-            'forbidden',
-            'Only the administrator may create tokens for another account.',
-          );
-        }
-        const ownerId = body.userId ?? caller.userId;
-        if (!ownerId) throw new AppError(409, 'setup_required', 'Create the administrator first.');
-        const owner = findUser(ctx.db, ownerId);
-        if (!owner) throw userNotFound(ownerId);
-        if (owner.role === 'share-only') {
-          throw new AppError(
-            403,
-            'share_only_no_api_token',
-            'A file-sharing account cannot have API tokens.',
-          );
-        }
-        if (!roleAtLeast(caller.role, body.role) || !roleAtLeast(owner.role, body.role)) {
-          throw new AppError(
-            403,
-            'token_role_exceeds_caller',
-            `A ${body.role} token needs an account with at least that role; ask for a viewer token instead.`,
-          );
-        }
-        const raw = generateToken(ctx.random.bytes);
-        const now = ctx.clock.now();
-        const expiresAt = body.expiresInSeconds
-          ? new Date(now.getTime() + body.expiresInSeconds * 1000).toISOString()
-          : null;
-        const row = await ctx.writes.run((db) => {
-          const n = db.select({ n: count() }).from(apiTokens).where(eq(apiTokens.userId, owner.id)).get()!.n;
-          if (n >= MAX_TOKENS_PER_ACCOUNT) {
-            throw new AppError(
-              409,
-              'token_limit_reached',
-              `This account already has ${MAX_TOKENS_PER_ACCOUNT} tokens; revoke one first.`,
-            );
-          }
-          const inserted = db
-            .insert(apiTokens)
-            .values({
-              id: ctx.random.uuid(),
-              tokenHash: tokenHash(raw),
-              userId: owner.id,
-              name: body.name,
-              role: body.role,
-              createdAt: now.toISOString(),
-              expiresAt,
-            })
-            .returning()
-            .get();
-          ctx.audit.record(db, caller, {
-            operation: 'token.create',
-            target: owner.username,
-            details: { tokenId: inserted.id, name: body.name, role: body.role },
-          });
-          return inserted;
-        });
-        return created({
-          id: row.id,
-          name: row.name,
-          role: row.role,
-          userId: owner.id,
-          username: owner.username,
-          createdAt: row.createdAt,
-          expiresAt: row.expiresAt,
-          lastUsedAt: null,
-          token: raw,
-        });
-      },
+      handler: async ({ ctx, actor, body }) =>
+        created(await issueToken(tokensDeps(ctx, actor, auth), actor!, body)),
     }),
     defineRoute({
       method: 'GET',
@@ -137,27 +60,7 @@ export const tokensFeature = (auth: Authenticator): Feature => ({
       responses: {
         200: { description: 'Tokens, newest first', schema: v.object({ tokens: v.array(TokenSchema) }) },
       },
-      handler: ({ ctx, actor }) => {
-        const base = ctx.db
-          .select({ t: apiTokens, username: users.username })
-          .from(apiTokens)
-          .innerJoin(users, eq(users.id, apiTokens.userId));
-        const rows = (actor!.role === 'admin' ? base : base.where(eq(apiTokens.userId, actor!.userId ?? '')))
-          .orderBy(desc(apiTokens.createdAt), desc(apiTokens.id))
-          .all();
-        return ok({
-          tokens: rows.map(({ t, username }) => ({
-            id: t.id,
-            name: t.name,
-            role: t.role,
-            userId: t.userId,
-            username,
-            createdAt: t.createdAt,
-            expiresAt: t.expiresAt,
-            lastUsedAt: auth.usage.lastUsedAt(t.id, t.lastUsedAt),
-          })),
-        });
-      },
+      handler: ({ ctx, actor }) => ok({ tokens: listTokens(tokensDeps(ctx, actor, auth), actor!) }),
     }),
     defineRoute({
       method: 'DELETE',
@@ -168,20 +71,7 @@ export const tokensFeature = (auth: Authenticator): Feature => ({
       params: IdParams,
       responses: { 204: { description: 'Revoked' } },
       handler: async ({ ctx, actor, params }) => {
-        const caller = actor!;
-        await ctx.writes.run((db) => {
-          const where =
-            caller.role === 'admin'
-              ? eq(apiTokens.id, params.id)
-              : and(eq(apiTokens.id, params.id), eq(apiTokens.userId, caller.userId ?? ''));
-          const row = db
-            .delete(apiTokens)
-            .where(where)
-            .returning({ id: apiTokens.id, userId: apiTokens.userId })
-            .get();
-          if (!row) throw new AppError(404, 'token_not_found', `No token of yours has the id ${params.id}.`);
-          ctx.audit.record(db, caller, { operation: 'token.revoke', target: params.id });
-        });
+        await revokeToken(tokensDeps(ctx, actor, auth), actor!, params.id);
         return noContent();
       },
     }),

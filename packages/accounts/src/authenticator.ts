@@ -1,39 +1,37 @@
-import { AppError } from '@appliance/common';
-import type { Statement } from 'better-sqlite3';
-import { and, eq, isNull, lt, or, sql } from 'drizzle-orm';
-import type { AppContext } from '../context.ts';
-import { apiTokens, users } from '../db/schema.ts';
-import { unauthorized } from '../http/errors.ts';
-import type { Actor } from './audit.ts';
+import type { Clock } from '@appliance/common';
 import { CredentialCache } from './credential-cache.ts';
+import { rateLimited, sessionEnded, shareOnlyLogin, unauthorized } from './core/refusals.ts';
+import { type Actor, lowerRole } from './core/roles.ts';
+import { sessionSecret } from './core/session-http.ts';
+import { TOKEN_PATTERN, sameDigest, tokenHash } from './core/tokens.ts';
 import type { Lockout } from './lockout.ts';
 import type { Passwords } from './passwords.ts';
+import type { CredentialStore, Random, RaiseEvent, SessionStore } from './ports.ts';
 import { Sessions } from './sessions.ts';
-import { TOKEN_PATTERN, lowerRole, sameDigest, tokenHash } from './tokens.ts';
 import { TokenUsage } from './token-usage.ts';
 
-/** A token row with its owner's username and role (null when the owner is gone). */
-interface CredentialRow {
-  tokenId: string;
-  tokenHash: string;
-  tokenRole: 'admin' | 'viewer';
-  expiresAt: string | null;
-  userId: string;
-  username: string;
-  userRole: 'admin' | 'viewer' | 'share-only' | null;
+export interface AuthenticatorDeps {
+  credentials: CredentialStore;
+  sessions: SessionStore;
+  clock: Clock;
+  random: Random;
+  passwords: Passwords;
+  lockout: Lockout;
+  /** Raises `login_failure_burst` (read at each use: notifications start after the authenticator). */
+  raise: RaiseEvent;
 }
 
 /**
  * Resolves credentials to an Actor. A bearer token's answer comes from the database, or from a
- * small cache of earlier answers that every change to `api_tokens` or `users` clears within the
- * write itself (credential-cache.ts): revocation, owner deletion and a lower role act on the very
- * next request, as they do without it (08 §3.2; docs/decisions/performance.md). A token's use is
- * noted in memory (`usage`, at most once a minute per token), never written by the request.
+ * small cache of earlier answers that every change to tokens or users clears within the write
+ * itself (credential-cache.ts): revocation, owner deletion and a lower role act on the very next
+ * request, as they do without it (08 §3.2; docs/decisions/performance.md). A token's use is noted
+ * in memory (`usage`, at most once a minute per token), never written by the request.
  */
 export class Authenticator {
   private adminKnown = false;
 
-  private readonly ctx: AppContext;
+  private readonly deps: AuthenticatorDeps;
   readonly passwords: Passwords;
   readonly lockout: Lockout;
   /** When each token was last used (token-usage.ts); the server stores it when it closes. */
@@ -41,33 +39,18 @@ export class Authenticator {
   /** Browser sessions (sessions.ts). */
   readonly sessions: Sessions;
 
-  constructor(ctx: AppContext, passwords: Passwords, lockout: Lockout) {
-    this.ctx = ctx;
-    this.passwords = passwords;
-    this.lockout = lockout;
-    this.sessions = new Sessions(ctx);
-    this.usage = new TokenUsage(
-      () => (uses) =>
-        ctx.writes.run((db) => {
-          for (const { tokenId, at } of uses)
-            db.update(apiTokens)
-              .set({ lastUsedAt: at })
-              .where(
-                and(
-                  eq(apiTokens.id, tokenId),
-                  or(isNull(apiTokens.lastUsedAt), lt(apiTokens.lastUsedAt, at)),
-                ),
-              )
-              .run();
-        }),
-    );
+  constructor(deps: AuthenticatorDeps) {
+    this.deps = deps;
+    this.passwords = deps.passwords;
+    this.lockout = deps.lockout;
+    this.sessions = new Sessions({ store: deps.sessions, clock: deps.clock, random: deps.random });
+    this.usage = new TokenUsage(() => deps.credentials.recordUses);
   }
 
   /** Whether an admin account exists (cached once true: the admin cannot be deleted). */
   adminExists(): boolean {
     if (this.adminKnown) return true;
-    const row = this.ctx.db.select({ id: users.id }).from(users).where(eq(users.role, 'admin')).get();
-    this.adminKnown = row !== undefined;
+    this.adminKnown = this.deps.credentials.admin() !== undefined;
     return this.adminKnown;
   }
 
@@ -80,7 +63,7 @@ export class Authenticator {
 
   /** The Unix-socket caller: the local administrator, acting as the admin account. */
   localActor(): Actor {
-    const admin = this.ctx.db.select().from(users).where(eq(users.role, 'admin')).get();
+    const admin = this.deps.credentials.admin();
     return {
       kind: 'local',
       userId: admin?.id ?? null,
@@ -90,7 +73,6 @@ export class Authenticator {
     };
   }
 
-  private credentialLookup: Statement | null = null;
   private credentials: CredentialCache | null = null;
 
   /** How many token answers the cache holds (tests check that it is in use). */
@@ -101,26 +83,17 @@ export class Authenticator {
   bearer(raw: string): Actor {
     if (!TOKEN_PATTERN.test(raw)) throw unauthorized();
     const digest = tokenHash(raw);
-    this.credentials ??= new CredentialCache(this.ctx.sqlite, this.ctx.clock);
+    this.credentials ??= new CredentialCache(this.deps.credentials, this.deps.clock);
     const cached = this.credentials.get(digest);
     if (cached !== undefined) {
-      const now = this.ctx.clock.now();
+      const now = this.deps.clock.now();
       if (cached.expiresAt !== null && cached.expiresAt <= now.toISOString()) throw unauthorized();
       if (cached.actor.tokenId !== null) this.usage.seen(cached.actor.tokenId, now);
       return { ...cached.actor };
     }
-    // One prepared statement, the owner by a primary-key subquery (a join made SQLite build a
-    // Bloom filter over all users on every run).
-    this.credentialLookup ??= this.ctx.sqlite.prepare(
-      `select t.id as tokenId, t.token_hash as tokenHash, t.role as tokenRole, t.expires_at as expiresAt,
-              t.user_id as userId,
-              (select username from users where id = t.user_id) as username,
-              (select role from users where id = t.user_id) as userRole
-         from api_tokens t where t.token_hash = ?`,
-    );
-    const found = this.credentialLookup.get(digest) as CredentialRow | undefined;
+    const found = this.deps.credentials.findCredential(digest);
     if (!found || found.userRole === null || !sameDigest(found.tokenHash, digest)) throw unauthorized();
-    const now = this.ctx.clock.now();
+    const now = this.deps.clock.now();
     if (found.expiresAt !== null && found.expiresAt <= now.toISOString()) throw unauthorized();
     this.usage.seen(found.tokenId, now);
     const role = lowerRole(found.tokenRole, found.userRole);
@@ -155,20 +128,12 @@ export class Authenticator {
   async login(username: string, password: string, source: string): Promise<Actor> {
     const keys = [`user:${username.toLowerCase()}`, `addr:${source}`];
     const wait = this.lockout.retryAfter(keys);
-    if (wait > 0) {
-      throw new AppError(429, 'rate_limited', `Too many failed logins; try again in ${wait} seconds.`, {
-        retryAfterSeconds: wait,
-      });
-    }
-    const user = this.ctx.db
-      .select()
-      .from(users)
-      .where(sql`lower(${users.username}) = lower(${username})`)
-      .get();
+    if (wait > 0) throw rateLimited(wait);
+    const user = this.deps.credentials.findByUsername(username);
     const valid = await this.passwords.verify(password, user?.passwordHash ?? null);
     if (!valid || !user) {
       if (this.lockout.fail(keys)) {
-        void this.ctx.hooks.raise?.({
+        void this.deps.raise({
           eventType: 'login_failure_burst',
           title: 'Repeated failed logins',
           message: `Five failed logins in a row for ${username.slice(0, 64)} from ${source}.`,
@@ -177,13 +142,20 @@ export class Authenticator {
       throw unauthorized();
     }
     this.lockout.succeed(keys);
-    if (user.role === 'share-only') {
-      throw new AppError(
-        403,
-        'share_only_no_api_token',
-        'This is a file-sharing account; it cannot use the API or create tokens.',
-      );
-    }
+    if (user.role === 'share-only') throw shareOnlyLogin();
     return { kind: 'user', userId: user.id, username: user.username, role: user.role, tokenId: null };
+  }
+
+  /**
+   * The browser session's part of authentication (docs/decisions/web-ui.md): a request without an
+   * `Authorization` header may carry the session cookie; a cookie that names no live session is
+   * `session_ended` on a route that needs a credential (a public route ignores it).
+   */
+  session(cookieHeader: string | undefined, needsCredential: boolean): Actor | null {
+    const secret = sessionSecret(cookieHeader);
+    if (secret === null) return null;
+    const actor = this.sessions.actor(secret);
+    if (actor === null && needsCredential) throw sessionEnded();
+    return actor;
   }
 }

@@ -1,6 +1,5 @@
-import type Database from 'better-sqlite3';
 import type { Clock } from '@appliance/common';
-import type { Actor } from './audit.ts';
+import type { Actor } from './core/roles.ts';
 
 /** A bearer token's answer as the database gave it: its caller and when it stops working. */
 export interface CachedCredential {
@@ -14,43 +13,42 @@ export const CREDENTIAL_CACHE_SIZE = 256;
 export const FOREIGN_WRITE_CHECK_MS = 250;
 
 /**
+ * How the store tells the cache that its answers may be stale (the server's SQLite store: temporary
+ * triggers and `PRAGMA data_version`).
+ */
+export interface CredentialChanges {
+  /**
+   * Calls `onChange` inside every write that changes tokens or users (a token deleted, a user
+   * deleted or its role changed, a config import replacing the accounts), before any other request
+   * runs. Returns a reader of a value that changes when another connection commits.
+   */
+  watch(onChange: () => void): () => unknown;
+}
+
+/**
  * The answers of successful bearer lookups, by token digest, so that a request does not pay the
  * SQLite lookup (docs/decisions/performance.md, "The token check"). It never answers for a token
  * that was revoked, whose owner was deleted or downgraded, or that expired:
- * - temporary triggers on this connection (not in the schema) call back into here on every
- *   UPDATE or DELETE of `api_tokens` or `users` — a token deleted, a user deleted (and its tokens
- *   by cascade), a role changed, a config import replacing the accounts — and the whole cache is
- *   cleared inside that write, before any other request runs;
+ * - the store calls back into here on every UPDATE or DELETE of tokens or users — a token
+ *   deleted, a user deleted (and its tokens by cascade), a role changed, a config import
+ *   replacing the accounts — and the whole cache is cleared inside that write, before any other
+ *   request runs;
  * - `expiresAt` is compared with the clock on every hit;
  * - a commit by another connection (someone editing the database behind the service's back) is
- *   noticed through `PRAGMA data_version`, checked at most every FOREIGN_WRITE_CHECK_MS;
+ *   noticed through the store's version reader, checked at most every FOREIGN_WRITE_CHECK_MS;
  * - failed lookups are never cached.
  */
 export class CredentialCache {
   private readonly entries = new Map<string, CachedCredential>();
   private readonly clock: Clock;
-  private readonly dataVersion: Database.Statement;
+  private readonly dataVersion: () => unknown;
   private version: unknown;
   private checkedAt = 0;
 
-  constructor(sqlite: Database.Database, clock: Clock) {
+  constructor(changes: CredentialChanges, clock: Clock) {
     this.clock = clock;
-    sqlite.function('appliance_credentials_changed', { deterministic: false, varargs: false }, () => {
-      this.clear();
-      return null;
-    });
-    for (const [name, event] of [
-      ['api_tokens_update', 'UPDATE ON main.api_tokens'],
-      ['api_tokens_delete', 'DELETE ON main.api_tokens'],
-      ['users_update', 'UPDATE ON main.users'],
-      ['users_delete', 'DELETE ON main.users'],
-    ] as const) {
-      sqlite.exec(
-        `CREATE TEMP TRIGGER IF NOT EXISTS credential_cache_${name} AFTER ${event} BEGIN SELECT appliance_credentials_changed(); END`,
-      );
-    }
-    this.dataVersion = sqlite.prepare('PRAGMA data_version').pluck();
-    this.version = this.dataVersion.get();
+    this.dataVersion = changes.watch(() => this.clear());
+    this.version = this.dataVersion();
   }
 
   /** The cached answer for a token digest, or undefined (then the caller looks it up). */
@@ -59,7 +57,7 @@ export class CredentialCache {
     const now = this.clock.now().getTime();
     if (now - this.checkedAt >= FOREIGN_WRITE_CHECK_MS || now < this.checkedAt) {
       this.checkedAt = now;
-      const version = this.dataVersion.get();
+      const version = this.dataVersion();
       if (version !== this.version) {
         this.version = version;
         this.entries.clear();

@@ -16,14 +16,3 @@ export function sameDigest(aHex: string, bHex: string): boolean {
   const b = Buffer.from(bHex, 'hex');
   return a.length === b.length && timingSafeEqual(a, b);
 }
-
-const RANK = { 'share-only': 0, viewer: 1, admin: 2 } as const;
-export type AccountRole = keyof typeof RANK;
-
-export function lowerRole<A extends AccountRole, B extends AccountRole>(a: A, b: B): A | B {
-  return RANK[a] <= RANK[b] ? a : b;
-}
-
-export function roleAtLeast(role: AccountRole, needed: AccountRole): boolean {
-  return RANK[role] >= RANK[needed];
-}

@@ -1,5 +1,5 @@
 import { randomBytes, scrypt as scryptCb, timingSafeEqual, type ScryptOptions } from 'node:crypto';
-import { AppError } from '@appliance/common';
+import { tooBusy } from './core/refusals.ts';
 
 /** 08 §2: scrypt N = 2^17, r = 8, p = 1, 64-byte key, 16-byte salt, maxmem 256 MiB. */
 export const SCRYPT = { ln: 17, r: 8, p: 1, keyLen: 64, saltLen: 16, maxmem: 256 * 1024 * 1024 };
@@ -13,7 +13,7 @@ function scrypt(password: string, salt: Buffer, keyLen: number, opts: ScryptOpti
   );
 }
 
-/** At most 2 hashes at once; more than 16 waiting → 503 too_busy. */
+/** At most 2 hashes at once; more than 16 waiting → `too_busy` (503). */
 export class HashQueue {
   private running = 0;
   private readonly waiting: Array<() => void> = [];
@@ -27,11 +27,7 @@ export class HashQueue {
   async run<T>(fn: () => Promise<T>): Promise<T> {
     if (this.running >= this.concurrency) {
       if (this.waiting.length >= this.maxWaiting) {
-        throw new AppError(
-          503,
-          'too_busy',
-          'Too many password checks are running; try again in a few seconds.',
-        );
+        throw tooBusy();
       }
       await new Promise<void>((r) => this.waiting.push(r));
     }

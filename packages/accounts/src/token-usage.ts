@@ -13,7 +13,7 @@ export type RecordUses = (uses: ReadonlyArray<{ tokenId: string; at: string }>) 
  * Bearer authentication is the server's hottest path, so a request only notes its token's use in
  * memory (token id → time), at most once a minute per token: one map lookup, no database read, no
  * write and no timer per request. `GET /tokens` shows the later of the stored and the noted time.
- * The noted times go to `api_tokens.last_used_at` in one write job (`ctx.writes`) every
+ * The noted times go to `api_tokens.last_used_at` in one write job (the store's `RecordUses`) every
  * `TOKEN_USAGE_FLUSH_MS` (a timer of the service, only when something was noted) and when the server
  * closes, never because of a request: a read-only operation (01 §4.12, 02 preview, 03 §10) or a
  * refused request (00 §4) never causes a write of its own. A crash loses at most the last flush
@@ -29,7 +29,7 @@ export class TokenUsage {
   #flushing: Promise<void> = Promise.resolve();
   readonly #record: () => RecordUses;
 
-  /** A getter, read at each flush: the context is filled in after the authenticator exists. */
+  /** A getter, read at each flush (the server fills in its write queue after the authenticator exists). */
   constructor(record: () => RecordUses) {
     this.#record = record;
   }
