@@ -16,6 +16,7 @@ const repo = path.resolve(import.meta.dirname, '..', '..', '..');
  * entry imported, until its README gets a runnable first example and it joins the list.
  */
 const RUNNABLE_README = new Set([
+  '@appliance/accounts',
   '@appliance/api-server',
   '@appliance/archive-preview',
   '@appliance/array-planner',
