@@ -10,6 +10,9 @@ import type { ArraySetupPlan } from '../core/array-setup.ts';
 import type { ArraySetupResult, FormattedMember } from '../node/array-setup.ts';
 import type { ArraySlot } from '../core/types.ts';
 import type {
+  ArrayRecords,
+  ArraySettings,
+  ArrayTx,
   DiskLocks,
   GeneratedFiles,
   Log,
@@ -68,6 +71,66 @@ function slotOf(id: number, m: FormattedMember, entry: DiskInventoryEntry): Arra
     mountpoint: m.mountpoint,
     removalState: null,
   };
+}
+
+/** One audit row an array operation wrote. */
+export interface AuditRow<A> {
+  actor: A | null;
+  operation: string;
+  target: string;
+  details?: Record<string, unknown>;
+}
+
+/**
+ * The array's records in memory over a `MemorySlotStore` (settings and the audit rows kept here):
+ * a transaction that throws leaves rows, settings and audit rows as they were.
+ */
+export class MemoryArrayRecords<A = string> implements ArrayRecords<A> {
+  row: ArraySettings | null = null;
+  readonly audit: AuditRow<A>[] = [];
+  private readonly store: MemorySlotStore;
+  constructor(store: MemorySlotStore) {
+    this.store = store;
+  }
+
+  settings(): ArraySettings | null {
+    return this.row && { ...this.row };
+  }
+
+  async transaction<T>(fn: (tx: ArrayTx<A>) => T): Promise<T> {
+    const before = { rows: structuredClone(this.store.rows), row: this.row, audit: this.audit.length };
+    try {
+      return fn(this.tx());
+    } catch (err) {
+      this.store.rows = before.rows;
+      this.row = before.row;
+      this.store.settings = before.row && { createPolicy: before.row.createPolicy };
+      this.audit.length = before.audit;
+      throw err;
+    }
+  }
+
+  private tx(): ArrayTx<A> {
+    const store = this.store;
+    return {
+      slots: () => store.listSlots(),
+      settings: () => this.settings(),
+      insertArray: (members, createPolicy, createdAt) => {
+        store.rows = members.map((m, i) => slotOf(i + 1, m, m.entry));
+        store.settings = { createPolicy };
+        this.row = { createPolicy, migrationPending: false, migrationPendingSince: null, createdAt };
+      },
+      setRemovalState: (slotId, state) => {
+        store.rows = store.rows.map((r) => (r.id === slotId ? { ...r, removalState: state } : r));
+      },
+      setMigration: (pending, since) => {
+        if (this.row) this.row = { ...this.row, migrationPending: pending, migrationPendingSince: since };
+      },
+      audit: (actor, entry) => {
+        this.audit.push({ actor, ...entry });
+      },
+    };
+  }
 }
 
 /** Try-only per-key locks (the server's `KeyedLocks` in small). */
