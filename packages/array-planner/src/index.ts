@@ -1,6 +1,6 @@
 export * from './core/types.ts';
 export { nextParityMountpoint } from './core/parity-mountpoint.ts';
-export { arrayExists, checkSlot, findSlotDisk, slotIdentity, noArray } from './core/slots.ts';
+export { arrayExists, checkSlot, findSlotDisk, inSlotOrder, slotIdentity, noArray } from './core/slots.ts';
 export {
   checkListedDisk,
   checkNewDisk,

@@ -2,6 +2,7 @@ import os from 'node:os';
 import { createHostPaths, isRefusal } from '@appliance/common';
 import { describe, expect, it } from 'vitest';
 import type { ArraySetupPlan } from '../core/array-setup.ts';
+import { inSlotOrder } from '../core/slots.ts';
 import type { ArraySetupResult } from '../node/array-setup.ts';
 import { inventory, world } from '../test-support/fixtures.ts';
 import { MemoryArrayRecords, MemoryLog, MemorySlotStore } from '../test-support/memory.ts';
@@ -249,5 +250,21 @@ describe('array setup records (08 §9.3)', () => {
     };
     expect(await refusalOf(createArray(full, 'admin', request))).toMatchObject({ code: 'array_exists' });
     expect(holds).toEqual([]);
+  });
+});
+
+describe('inSlotOrder (08 §9.2)', () => {
+  it('orders parity, data, cache, then by role index', () => {
+    const { w } = setup();
+    const [d1, d2, p1] = w.rows;
+    const cache = { ...d1!, id: 99, role: 'cache' as const, roleIndex: 1, mountpoint: '/mnt/cache' };
+    const p2 = { ...p1!, id: 98, roleIndex: 2, mountpoint: '/mnt/parity2' };
+    expect(inSlotOrder([cache, d2!, p2, d1!, p1!]).map((s) => s.mountpoint)).toEqual([
+      '/mnt/parity1',
+      '/mnt/parity2',
+      '/mnt/disk1',
+      '/mnt/disk2',
+      '/mnt/cache',
+    ]);
   });
 });

@@ -8,6 +8,7 @@ import { AppError, type DiskInventoryEntry } from '@appliance/common';
 import type { JobHandle } from '@appliance/jobs';
 import type { ArraySetupPlan } from '../core/array-setup.ts';
 import type { ArraySetupResult, FormattedMember } from '../node/array-setup.ts';
+import { inSlotOrder } from '../core/slots.ts';
 import type { ArraySlot } from '../core/types.ts';
 import type {
   ArrayRecords,
@@ -24,8 +25,6 @@ import type {
   SyncOutcome,
 } from '../ports.ts';
 
-const ROLE_ORDER = { parity: 0, data: 1, cache: 2 } as const;
-
 /** The array's rows in memory (`array_disks`, `array_settings`; no external disks). */
 export class MemorySlotStore implements SlotStore {
   rows: ArraySlot[] = [];
@@ -33,9 +32,7 @@ export class MemorySlotStore implements SlotStore {
   readonly switches: SlotSwitch[] = [];
 
   listSlots(): ArraySlot[] {
-    return structuredClone(this.rows).sort(
-      (a, b) => ROLE_ORDER[a.role] - ROLE_ORDER[b.role] || a.roleIndex - b.roleIndex,
-    );
+    return inSlotOrder(structuredClone(this.rows));
   }
   listExternals() {
     return [];

@@ -1,10 +1,11 @@
 /** The database side of the disk routes: `array_disks`, `array_settings`, `external_disks`. */
-import type {
-  ArrayRecords,
-  ArraySettings,
-  ArraySlot,
-  ExternalDiskRecord,
-  SlotStore,
+import {
+  type ArrayRecords,
+  type ArraySettings,
+  type ArraySlot,
+  type ExternalDiskRecord,
+  inSlotOrder,
+  type SlotStore,
 } from '@appliance/array-planner';
 import { eq } from 'drizzle-orm';
 import type { AppContext } from '../../context.ts';
@@ -30,16 +31,9 @@ const rowToSlot = (r: SlotRow): ArraySlot => ({
   removalState: r.removalState,
 });
 
-const ROLE_ORDER = { parity: 0, data: 1, cache: 2 } as const;
-
 /** Every slot, ordered parity, data, cache, then by role index (08 §9.2). */
 export function listSlots(db: Db): ArraySlot[] {
-  return db
-    .select()
-    .from(arrayDisks)
-    .all()
-    .map(rowToSlot)
-    .sort((a, b) => ROLE_ORDER[a.role] - ROLE_ORDER[b.role] || a.roleIndex - b.roleIndex);
+  return inSlotOrder(db.select().from(arrayDisks).all().map(rowToSlot));
 }
 
 export function listExternals(db: Db): (ExternalDiskRecord & { device: string })[] {
