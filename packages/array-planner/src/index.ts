@@ -1,6 +1,6 @@
 export * from './core/types.ts';
 export { nextParityMountpoint } from './core/parity-mountpoint.ts';
-export { arrayExists, checkSlot, findSlotDisk, slotIdentity, noArray } from './core/slots.ts';
+export { arrayExists, checkSlot, findSlotDisk, inSlotOrder, slotIdentity, noArray } from './core/slots.ts';
 export {
   checkListedDisk,
   checkNewDisk,
@@ -150,3 +150,12 @@ export {
 export { type MetadataOutcome, saveArrayMetadata } from './operations/save-metadata.ts';
 export { type GuardPorts, SlotGuards } from './operations/guard-slots.ts';
 export { listDisks, type ReadPorts, readArray, withMounted } from './operations/read-array.ts';
+export {
+  type ArrayPorts,
+  createArray,
+  readMigration,
+  recordArray,
+  setMigrationPending,
+  setRemovalState,
+  showArray,
+} from './operations/array-records.ts';

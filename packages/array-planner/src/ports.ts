@@ -13,7 +13,8 @@ import type {
   InventoryReader,
 } from '@appliance/common';
 import type { JobHandle } from '@appliance/jobs';
-import type { ArraySlot, ExternalDiskRecord } from './core/types.ts';
+import type { ArraySlot, ExternalDiskRecord, RemovalState } from './core/types.ts';
+import type { FormattedMember } from './node/array-setup.ts';
 
 /** Structured log lines (the tools' stderr goes here, never to the client). */
 export interface Log {
@@ -53,6 +54,37 @@ export interface SlotStore {
   readSettings(): { createPolicy: string } | null;
   /** Records the switch and its audit row in ONE transaction. */
   recordSwitch(change: SlotSwitch): Promise<void>;
+}
+
+/** The array's settings row as the operations read it (`array_settings`). */
+export interface ArraySettings {
+  createPolicy: string;
+  migrationPending: boolean;
+  migrationPendingSince: string | null;
+  /** When the array was set up (ISO). */
+  createdAt: string;
+}
+
+/** One transaction over the array's rows: reads, writes and the audit row commit together. */
+export interface ArrayTx<A> {
+  /** Every slot, ordered parity, data, cache, then by role index. */
+  slots(): ArraySlot[];
+  settings(): ArraySettings | null;
+  /** The new array's rows and its settings (no migration pending). */
+  insertArray(members: FormattedMember[], createPolicy: string, createdAt: string): void;
+  setRemovalState(slotId: number, state: RemovalState | null): void;
+  setMigration(pending: boolean, since: string | null): void;
+  audit(
+    actor: A | null,
+    entry: { operation: string; target: string; details?: Record<string, unknown> },
+  ): void;
+}
+
+/** The array's records the API changes (owned by the server: `array_disks`, `array_settings`, `audit_log`). */
+export interface ArrayRecords<A> {
+  settings(): ArraySettings | null;
+  /** Runs `fn` in ONE transaction; a throw writes nothing. */
+  transaction<T>(fn: (tx: ArrayTx<A>) => T): Promise<T>;
 }
 
 /** A SnapRAID run's outcome (the shape of @appliance/parity's `SnapraidRun`). */

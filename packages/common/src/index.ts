@@ -12,3 +12,4 @@ export * from './disk-lock.ts';
 export * from './schedule.ts';
 export * from './first-use.ts';
 export * from './app-data.ts';
+export * from './generated-files.ts';

@@ -70,3 +70,15 @@ export { scrubImplementation } from './jobs/scrub.ts';
 export { failed, handlers, missingSlots, recordStatus, requireWholeArray } from './jobs/steps.ts';
 export { type ParityStatus, type ParityStatusDeps, parityStatus } from './jobs/status.ts';
 export { type ParityScheduleDeps, paritySchedules } from './jobs/schedules.ts';
+export { hostSlots } from './node/host-slots.ts';
+export {
+  type ParityRequestPorts,
+  type ParitySettingsPorts,
+  type ParitySettingsTx,
+  type RequestJobs,
+  paritySince,
+  requestScrub,
+  requestSync,
+  requireParityArray,
+  saveParitySettings,
+} from './operations/requests.ts';

@@ -31,6 +31,8 @@ const STATUS: Readonly<Record<string, number>> = {
   backup_plan_not_found: 404,
   external_disk_not_found: 404,
   stack_not_found: 404,
+  // @appliance/array-planner: a removal state for a mountpoint that is no slot
+  disk_slot_not_found: 404,
   snapshot_not_found: 404,
   path_not_in_snapshot: 404,
   // 409: the current state refuses it (the default)

@@ -6,6 +6,12 @@ import { invalidPlan } from './refusals.ts';
 export const arrayExists = (rows: readonly ArraySlot[]): boolean =>
   rows.some((r) => r.role === 'parity') && rows.some((r) => r.role === 'data');
 
+const ROLE_ORDER = { parity: 0, data: 1, cache: 2 } as const;
+
+/** The slots in the array's order (08 §9.2): parity, data, cache, then by role index. */
+export const inSlotOrder = (rows: readonly ArraySlot[]): ArraySlot[] =>
+  [...rows].sort((a, b) => ROLE_ORDER[a.role] - ROLE_ORDER[b.role] || a.roleIndex - b.roleIndex);
+
 export const slotIdentity = (row: ArraySlot): StoredIdentity => ({
   wwn: row.wwn,
   serial: row.serial,

@@ -8,8 +8,12 @@ import { AppError, type DiskInventoryEntry } from '@appliance/common';
 import type { JobHandle } from '@appliance/jobs';
 import type { ArraySetupPlan } from '../core/array-setup.ts';
 import type { ArraySetupResult, FormattedMember } from '../node/array-setup.ts';
+import { inSlotOrder } from '../core/slots.ts';
 import type { ArraySlot } from '../core/types.ts';
 import type {
+  ArrayRecords,
+  ArraySettings,
+  ArrayTx,
   DiskLocks,
   GeneratedFiles,
   Log,
@@ -21,8 +25,6 @@ import type {
   SyncOutcome,
 } from '../ports.ts';
 
-const ROLE_ORDER = { parity: 0, data: 1, cache: 2 } as const;
-
 /** The array's rows in memory (`array_disks`, `array_settings`; no external disks). */
 export class MemorySlotStore implements SlotStore {
   rows: ArraySlot[] = [];
@@ -30,9 +32,7 @@ export class MemorySlotStore implements SlotStore {
   readonly switches: SlotSwitch[] = [];
 
   listSlots(): ArraySlot[] {
-    return structuredClone(this.rows).sort(
-      (a, b) => ROLE_ORDER[a.role] - ROLE_ORDER[b.role] || a.roleIndex - b.roleIndex,
-    );
+    return inSlotOrder(structuredClone(this.rows));
   }
   listExternals() {
     return [];
@@ -68,6 +68,66 @@ function slotOf(id: number, m: FormattedMember, entry: DiskInventoryEntry): Arra
     mountpoint: m.mountpoint,
     removalState: null,
   };
+}
+
+/** One audit row an array operation wrote. */
+export interface AuditRow<A> {
+  actor: A | null;
+  operation: string;
+  target: string;
+  details?: Record<string, unknown>;
+}
+
+/**
+ * The array's records in memory over a `MemorySlotStore` (settings and the audit rows kept here):
+ * a transaction that throws leaves rows, settings and audit rows as they were.
+ */
+export class MemoryArrayRecords<A = string> implements ArrayRecords<A> {
+  row: ArraySettings | null = null;
+  readonly audit: AuditRow<A>[] = [];
+  private readonly store: MemorySlotStore;
+  constructor(store: MemorySlotStore) {
+    this.store = store;
+  }
+
+  settings(): ArraySettings | null {
+    return this.row && { ...this.row };
+  }
+
+  async transaction<T>(fn: (tx: ArrayTx<A>) => T): Promise<T> {
+    const before = { rows: structuredClone(this.store.rows), row: this.row, audit: this.audit.length };
+    try {
+      return fn(this.tx());
+    } catch (err) {
+      this.store.rows = before.rows;
+      this.row = before.row;
+      this.store.settings = before.row && { createPolicy: before.row.createPolicy };
+      this.audit.length = before.audit;
+      throw err;
+    }
+  }
+
+  private tx(): ArrayTx<A> {
+    const store = this.store;
+    return {
+      slots: () => store.listSlots(),
+      settings: () => this.settings(),
+      insertArray: (members, createPolicy, createdAt) => {
+        store.rows = members.map((m, i) => slotOf(i + 1, m, m.entry));
+        store.settings = { createPolicy };
+        this.row = { createPolicy, migrationPending: false, migrationPendingSince: null, createdAt };
+      },
+      setRemovalState: (slotId, state) => {
+        store.rows = store.rows.map((r) => (r.id === slotId ? { ...r, removalState: state } : r));
+      },
+      setMigration: (pending, since) => {
+        if (this.row) this.row = { ...this.row, migrationPending: pending, migrationPendingSince: since };
+      },
+      audit: (actor, entry) => {
+        this.audit.push({ actor, ...entry });
+      },
+    };
+  }
 }
 
 /** Try-only per-key locks (the server's `KeyedLocks` in small). */

@@ -3,6 +3,7 @@
  * @appliance/array-planner's ports, and the disk jobs registered on the job runner.
  */
 import {
+  type ArrayPorts,
   type DiskJobPorts,
   type MountpointGuard,
   registerDiskJobs,
@@ -12,7 +13,8 @@ import { createSnapraid, syncParity } from '@appliance/parity';
 import type { AppContext } from '../../context.ts';
 import { parityJobDeps } from '../parity/deps.ts';
 import { readParityState } from '../parity/store.ts';
-import { slotStore } from './store.ts';
+import type { Actor } from '../../services/audit.ts';
+import { arrayRecords, slotStore } from './store.ts';
 
 const cache = new WeakMap<AppContext, DiskJobPorts>();
 
@@ -44,6 +46,14 @@ export function diskJobPorts(ctx: AppContext): DiskJobPorts {
 export const diskJobStartPorts = (ctx: AppContext) => ({
   ...diskJobPorts(ctx),
   newUuid: () => ctx.random.uuid(),
+});
+
+/** What the array's own operations read and write (setup, removal state, migration flag). */
+export const arrayPorts = (ctx: AppContext): ArrayPorts<Actor> => ({
+  ...diskJobPorts(ctx),
+  records: arrayRecords(ctx),
+  hold: (groups, what) => ctx.jobs.hold(groups, what),
+  progress: () => ctx.events.progress(ctx.random.uuid(), 'array.create', '/mnt/user'),
 });
 
 /** Registers `disk.upgrade` and `disk.replace` (the feature's start). */

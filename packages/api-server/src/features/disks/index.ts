@@ -1,9 +1,18 @@
-import { listDisks, replacePlan, startReplace, startUpgrade, upgradePlan } from '@appliance/array-planner';
+import {
+  createArray,
+  listDisks,
+  readMigration,
+  replacePlan,
+  setMigrationPending,
+  setRemovalState,
+  showArray,
+  startReplace,
+  startUpgrade,
+  upgradePlan,
+} from '@appliance/array-planner';
 import { accepted, created, defineRoute, ok } from '../../http/route.ts';
 import type { Feature } from '../feature.ts';
-import { getArray, setRemovalState, setupArray } from './array.ts';
-import { diskJobPorts, diskJobStartPorts, guardSlots, registerDisks } from './deps.ts';
-import { getMigration, setMigrationPending } from './migration.ts';
+import { arrayPorts, diskJobPorts, diskJobStartPorts, guardSlots, registerDisks } from './deps.ts';
 import {
   ArraySchema,
   ArraySetupBody,
@@ -61,7 +70,7 @@ export const feature: Feature = {
       summary: 'The array: slots (parity, data, cache), create policy, pool and migration state',
       tags: ['disks'],
       responses: { 200: { description: 'The array, or configured: false', schema: ArraySchema } },
-      handler: async ({ ctx }) => ok(await getArray(ctx)),
+      handler: async ({ ctx }) => ok(await showArray(arrayPorts(ctx))),
     }),
     defineRoute({
       method: 'POST',
@@ -71,7 +80,7 @@ export const feature: Feature = {
       tags: ['disks'],
       body: ArraySetupBody,
       responses: { 201: { description: 'The new array', schema: ArraySchema } },
-      handler: async ({ ctx, actor, body }) => created(await setupArray(ctx, actor, body)),
+      handler: async ({ ctx, actor, body }) => created(await createArray(arrayPorts(ctx), actor, body)),
     }),
     defineRoute({
       method: 'PUT',
@@ -81,7 +90,7 @@ export const feature: Feature = {
       tags: ['disks'],
       body: RemovalStateBody,
       responses: { 200: { description: 'The slot', schema: SlotSchema } },
-      handler: async ({ ctx, actor, body }) => ok(await setRemovalState(ctx, actor, body)),
+      handler: async ({ ctx, actor, body }) => ok(await setRemovalState(arrayPorts(ctx), actor, body)),
     }),
     defineRoute({
       method: 'POST',
@@ -136,7 +145,7 @@ export const feature: Feature = {
       summary: 'Whether a foreign-system migration is pending',
       tags: ['disks'],
       responses: { 200: { description: 'The migration flag', schema: MigrationSchema } },
-      handler: ({ ctx }) => ok(getMigration(ctx)),
+      handler: ({ ctx }) => ok(readMigration(arrayPorts(ctx).records.settings())),
     }),
     defineRoute({
       method: 'POST',
@@ -146,7 +155,8 @@ export const feature: Feature = {
       tags: ['disks'],
       body: MigrationBody,
       responses: { 200: { description: 'The migration flag', schema: MigrationSchema } },
-      handler: async ({ ctx, actor, body }) => ok(await setMigrationPending(ctx, actor, body.pending)),
+      handler: async ({ ctx, actor, body }) =>
+        ok(await setMigrationPending(arrayPorts(ctx), actor, body.pending)),
     }),
   ],
 };

@@ -1,12 +1,12 @@
 /** The database side of the disk routes: `array_disks`, `array_settings`, `external_disks`. */
-import type {
-  ArraySetupPlan,
-  ArraySetupResult,
-  ArraySlot,
-  ExternalDiskRecord,
-  SlotStore,
+import {
+  type ArrayRecords,
+  type ArraySettings,
+  type ArraySlot,
+  type ExternalDiskRecord,
+  inSlotOrder,
+  type SlotStore,
 } from '@appliance/array-planner';
-import { conflict } from '@appliance/common';
 import { eq } from 'drizzle-orm';
 import type { AppContext } from '../../context.ts';
 import type { Db } from '../../db/open.ts';
@@ -15,7 +15,7 @@ import { arrayDisks, arraySettings, externalDisks } from '../../db/schema.ts';
 
 type SlotRow = typeof arrayDisks.$inferSelect;
 
-export const rowToSlot = (r: SlotRow): ArraySlot => ({
+const rowToSlot = (r: SlotRow): ArraySlot => ({
   id: r.id,
   role: r.role,
   roleIndex: r.roleIndex,
@@ -31,16 +31,9 @@ export const rowToSlot = (r: SlotRow): ArraySlot => ({
   removalState: r.removalState,
 });
 
-const ROLE_ORDER = { parity: 0, data: 1, cache: 2 } as const;
-
 /** Every slot, ordered parity, data, cache, then by role index (08 §9.2). */
 export function listSlots(db: Db): ArraySlot[] {
-  return db
-    .select()
-    .from(arrayDisks)
-    .all()
-    .map(rowToSlot)
-    .sort((a, b) => ROLE_ORDER[a.role] - ROLE_ORDER[b.role] || a.roleIndex - b.roleIndex);
+  return inSlotOrder(db.select().from(arrayDisks).all().map(rowToSlot));
 }
 
 export function listExternals(db: Db): (ExternalDiskRecord & { device: string })[] {
@@ -93,58 +86,58 @@ export function slotStore(ctx: Pick<AppContext, 'db' | 'writes' | 'audit'>): Slo
   };
 }
 
-/** Records a set-up array (08 §9.3): its rows, its settings and the audit row, in ONE transaction. */
-export function recordArray(
-  ctx: Pick<AppContext, 'writes' | 'audit' | 'clock'>,
-  actor: Actor | null,
-  { plan, result }: { plan: ArraySetupPlan; result: ArraySetupResult },
-): Promise<void> {
-  return ctx.writes.run((db) => {
-    if (db.select().from(arrayDisks).all().length > 0)
-      throw conflict('array_exists', 'An array is already set up.');
-    for (const m of result.members) {
-      db.insert(arrayDisks)
-        .values({
-          role: m.role,
-          roleIndex: m.roleIndex,
-          device: m.device,
-          filesystem: m.filesystem,
-          fsUuid: m.fsUuid,
-          wwn: m.entry.wwn,
-          serial: m.entry.serial,
-          byIdName: m.entry.byIdName,
-          weakIdentity: m.entry.weakIdentity ? 1 : 0,
-          sizeBytes: m.entry.sizeBytes,
-          mountpoint: m.mountpoint,
-          removalState: null,
-        })
-        .run();
-    }
-    db.insert(arraySettings)
-      .values({
-        id: 1,
-        createPolicy: plan.createPolicy,
-        migrationPending: 0,
-        migrationPendingSince: null,
-        createdAt: ctx.clock.now().toISOString(),
-      })
-      .run();
-    ctx.audit.record(db, actor, {
-      operation: 'array.create',
-      target: '/mnt/user',
-      details: {
-        createPolicy: plan.createPolicy,
-        disks: result.members.map((m) => ({
-          device: m.device,
-          role: m.role,
-          mountpoint: m.mountpoint,
-          filesystem: m.filesystem,
-        })),
-        poolMounted: result.poolMounted,
-        mountUnits: result.mountUnits
-          ? { units: result.mountUnits.units, enabled: result.mountUnits.enabled }
-          : null,
-      },
-    });
-  });
+/**
+ * The array's records as @appliance/array-planner's `ArrayRecords` port: each transaction runs in
+ * ONE write job with its audit row (the decisions are the package's `operations/array-records.ts`).
+ */
+export function arrayRecords(ctx: Pick<AppContext, 'db' | 'writes' | 'audit'>): ArrayRecords<Actor> {
+  return {
+    settings: () => toSettings(readSettings(ctx.db)),
+    transaction: (fn) =>
+      ctx.writes.run((db) =>
+        fn({
+          slots: () => listSlots(db),
+          settings: () => toSettings(readSettings(db)),
+          insertArray: (members, createPolicy, createdAt) => {
+            for (const m of members) {
+              db.insert(arrayDisks)
+                .values({
+                  role: m.role,
+                  roleIndex: m.roleIndex,
+                  device: m.device,
+                  filesystem: m.filesystem,
+                  fsUuid: m.fsUuid,
+                  wwn: m.entry.wwn,
+                  serial: m.entry.serial,
+                  byIdName: m.entry.byIdName,
+                  weakIdentity: m.entry.weakIdentity ? 1 : 0,
+                  sizeBytes: m.entry.sizeBytes,
+                  mountpoint: m.mountpoint,
+                  removalState: null,
+                })
+                .run();
+            }
+            db.insert(arraySettings)
+              .values({ id: 1, createPolicy, migrationPending: 0, migrationPendingSince: null, createdAt })
+              .run();
+          },
+          setRemovalState: (slotId, removalState) =>
+            db.update(arrayDisks).set({ removalState }).where(eq(arrayDisks.id, slotId)).run(),
+          setMigration: (pending, since) =>
+            db
+              .update(arraySettings)
+              .set({ migrationPending: pending ? 1 : 0, migrationPendingSince: since })
+              .run(),
+          audit: (actor, entry) => ctx.audit.record(db, actor, entry),
+        }),
+      ),
+  };
 }
+
+const toSettings = (s: ReturnType<typeof readSettings>): ArraySettings | null =>
+  s && {
+    createPolicy: s.createPolicy,
+    migrationPending: s.migrationPending === 1,
+    migrationPendingSince: s.migrationPendingSince,
+    createdAt: s.createdAt,
+  };

@@ -3,38 +3,29 @@
  * the array's slots and settings from SQLite, the parity rows (./store.ts), the disks' metadata
  * saver, the notification path and conditions for events.
  */
-import fs from 'node:fs/promises';
-import { isMountedAt } from '@appliance/array-planner';
-import type {
-  ParityJobDeps,
-  ParityScheduleDeps,
-  ParitySlot,
-  ParityStatusDeps,
-  SlotsReader,
+import { saveArrayMetadata } from '@appliance/array-planner';
+import {
+  hostSlots,
+  type ParityJobDeps,
+  type ParityRequestPorts,
+  type ParityScheduleDeps,
+  type ParitySettingsPorts,
+  type ParityStatusDeps,
+  paritySince,
+  type SlotsReader,
 } from '@appliance/parity';
 import type { AppContext } from '../../context.ts';
-import { saveArrayMetadata } from '../disks/metadata.ts';
-import { listSlots, readSettings as readArraySettings } from '../disks/store.ts';
+import { listSlots, readSettings as readArraySettings, slotStore } from '../disks/store.ts';
 import { readSettings } from '../settings/index.ts';
-import { createParityStore } from './store.ts';
+import type { Actor } from '../../services/audit.ts';
+import { createParityStore, paritySettingsTransaction } from './store.ts';
 
-/**
- * The array's slots; a slot is present when its disk is mounted (on a sandbox outside lab mode the
- * slots are plain directories, which count when they exist).
- */
-function slotsReader(ctx: AppContext): SlotsReader {
-  const plain = ctx.paths.root !== '' && !ctx.config.lab.enabled;
-  return {
-    list: () => listSlots(ctx.db),
-    present: (slot: ParitySlot) =>
-      plain
-        ? fs.stat(ctx.paths.real(slot.mountpoint)).then(
-            (st) => st.isDirectory(),
-            () => false,
-          )
-        : isMountedAt(ctx.paths, slot.mountpoint),
-  };
-}
+/** The array's slots (on a sandbox outside lab mode the slots are plain directories, present when they exist). */
+const slotsReader = (ctx: AppContext): SlotsReader =>
+  hostSlots(() => listSlots(ctx.db), {
+    paths: ctx.paths,
+    plainDirectories: ctx.paths.root !== '' && !ctx.config.lab.enabled,
+  });
 
 /** What the sync and scrub jobs (and a disk job's sync) run on. */
 export function parityJobDeps(ctx: AppContext): ParityJobDeps {
@@ -45,7 +36,14 @@ export function parityJobDeps(ctx: AppContext): ParityJobDeps {
     log: ctx.logger,
     slots: slotsReader(ctx),
     store: createParityStore(ctx),
-    metadata: { save: (job) => saveArrayMetadata(ctx, job) },
+    metadata: {
+      // the disks' store alone: the disk jobs' ports (disks/deps.ts) use this sync
+      save: (job) =>
+        saveArrayMetadata(
+          { slots: slotStore(ctx), runner: ctx.runner, paths: ctx.paths, log: ctx.logger },
+          job,
+        ),
+    },
     events: {
       raise: async (event) => {
         await ctx.hooks.raise?.(event);
@@ -72,11 +70,23 @@ export function parityStatusDeps(ctx: AppContext): ParityStatusDeps {
 export function parityScheduleDeps(ctx: AppContext): ParityScheduleDeps {
   return {
     store: createParityStore(ctx),
-    arraySince: () => {
-      const array = readArraySettings(ctx.db);
-      return array && listSlots(ctx.db).some((s) => s.role === 'parity') ? new Date(array.createdAt) : null;
-    },
+    arraySince: () => paritySince(slotsReader(ctx), readArraySettings(ctx.db)?.createdAt ?? null),
     timeZone: () => readSettings(ctx.db).timezone,
     jobs: ctx.jobs,
   };
 }
+
+/** What a sync or scrub request reads and starts. */
+export const parityRequestPorts = (ctx: AppContext): ParityRequestPorts<Actor> => ({
+  slots: slotsReader(ctx),
+  runner: ctx.runner,
+  store: createParityStore(ctx),
+  jobs: ctx.jobs,
+});
+
+/** Where `PUT /settings/parity` saves. */
+export const paritySettingsPorts = (ctx: AppContext): ParitySettingsPorts<Actor> => ({
+  store: createParityStore(ctx),
+  transaction: paritySettingsTransaction(ctx),
+  clock: ctx.clock,
+});

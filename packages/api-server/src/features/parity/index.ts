@@ -1,20 +1,25 @@
-import { conflict, isoMillis } from '@appliance/common';
 import {
   paritySchedules,
   parityStatus,
-  requireSnapraid,
+  requestScrub,
+  requestSync,
+  saveParitySettings,
   scrubImplementation,
   scrubJob,
   syncImplementation,
   syncJob,
 } from '@appliance/parity';
-import type { AppContext } from '../../context.ts';
 import { accepted, defineRoute, ok } from '../../http/route.ts';
 import { ErrorBody } from '../../http/schemas.ts';
-import { listSlots } from '../disks/store.ts';
 import type { Feature } from '../feature.ts';
 import { JobSchema } from '../jobs/schemas.ts';
-import { parityJobDeps, parityScheduleDeps, parityStatusDeps } from './deps.ts';
+import {
+  parityJobDeps,
+  parityRequestPorts,
+  parityScheduleDeps,
+  paritySettingsPorts,
+  parityStatusDeps,
+} from './deps.ts';
 import {
   ParityDiffSchema,
   ParitySettingsBody,
@@ -23,19 +28,7 @@ import {
   ScrubBody,
   SyncBody,
 } from './schemas.ts';
-import { readParitySettings, readParityState, writeParitySettings } from './store.ts';
-
-/** A parity disk in the array and snapraid installed, or the request is refused before any job. */
-async function requireParityArray(ctx: AppContext, what: 'sync' | 'scrub'): Promise<void> {
-  if (!listSlots(ctx.db).some((s) => s.role === 'parity'))
-    throw conflict(
-      'no_array',
-      `No array with a parity disk is set up: set one up first (POST /api/v1/disks/array), then ${
-        what === 'sync' ? 'its parity can be synced' : 'it can be scrubbed once its parity has been synced'
-      }.`,
-    );
-  await requireSnapraid(ctx.runner);
-}
+import { readParitySettings, readParityState } from './store.ts';
 
 /**
  * Parity that protects (issue 27): status, sync and scrub on demand as jobs, the schedule and the
@@ -86,16 +79,8 @@ export const feature: Feature = {
         409: { description: 'no_array, job_running, import_in_progress', schema: ErrorBody },
         501: { description: 'snapraid is not installed', schema: ErrorBody },
       },
-      handler: async ({ ctx, actor, body }) => {
-        await requireParityArray(ctx, 'sync');
-        const force = body.force === true;
-        const started = await ctx.jobs.start(
-          syncJob,
-          { force },
-          { target: '/mnt/user', actor, ...(force ? { audit: { guard: 'skipped (force)' } } : {}) },
-        );
-        return accepted(started.view);
-      },
+      handler: async ({ ctx, actor, body }) =>
+        accepted(await requestSync(parityRequestPorts(ctx), actor, body)),
     }),
     defineRoute({
       method: 'POST',
@@ -110,15 +95,8 @@ export const feature: Feature = {
         409: { description: 'no_array, job_running, import_in_progress', schema: ErrorBody },
         501: { description: 'snapraid is not installed', schema: ErrorBody },
       },
-      handler: async ({ ctx, actor, body }) => {
-        await requireParityArray(ctx, 'scrub');
-        const settings = readParitySettings(ctx.db);
-        const params = {
-          percent: body.percent ?? settings.scrubPercent,
-          olderThanDays: body.olderThanDays ?? settings.scrubOlderThanDays,
-        };
-        return accepted((await ctx.jobs.start(scrubJob, params, { target: '/mnt/user', actor })).view);
-      },
+      handler: async ({ ctx, actor, body }) =>
+        accepted(await requestScrub(parityRequestPorts(ctx), actor, body)),
     }),
     defineRoute({
       method: 'GET',
@@ -137,21 +115,8 @@ export const feature: Feature = {
       tags: ['parity', 'settings'],
       body: ParitySettingsBody,
       responses: { 200: { description: 'Parity settings', schema: ParitySettingsSchema } },
-      handler: async ({ ctx, actor, body }) => {
-        await ctx.writes.run((db) => {
-          const before = readParitySettings(db);
-          writeParitySettings(db, body, isoMillis(ctx.clock.now()));
-          const changed = Object.fromEntries(
-            Object.entries(body).filter(([k, val]) => before[k as keyof typeof before] !== val),
-          );
-          ctx.audit.record(db, actor, {
-            operation: 'settings.parity',
-            target: 'parity',
-            details: { changed },
-          });
-        });
-        return ok(readParitySettings(ctx.db));
-      },
+      handler: async ({ ctx, actor, body }) =>
+        ok(await saveParitySettings(paritySettingsPorts(ctx), actor, body)),
     }),
   ],
 };

@@ -5,6 +5,7 @@
 import {
   DEFAULT_PARITY_SETTINGS,
   type ParitySettings,
+  type ParitySettingsPorts,
   type ParityState,
   type ParityStore,
   type RecordedDiff,
@@ -13,6 +14,7 @@ import {
 import { eq } from 'drizzle-orm';
 import type { AppContext } from '../../context.ts';
 import type { Db } from '../../db/open.ts';
+import type { Actor } from '../../services/audit.ts';
 import { paritySettings, parityState } from '../../db/schema.ts';
 
 export function readParitySettings(db: Db): ParitySettings {
@@ -81,3 +83,15 @@ export function createParityStore(ctx: Pick<AppContext, 'db' | 'writes'>): Parit
     update: (patch) => ctx.writes.run((db) => updateParityState(db, patch)),
   };
 }
+
+/** The settings' transaction port: the row and its audit row in ONE write job. */
+export const paritySettingsTransaction =
+  (ctx: Pick<AppContext, 'writes' | 'audit'>): ParitySettingsPorts<Actor>['transaction'] =>
+  (fn) =>
+    ctx.writes.run((db) =>
+      fn({
+        settings: () => readParitySettings(db),
+        write: (next, at) => writeParitySettings(db, next, at),
+        audit: (actor, entry) => ctx.audit.record(db, actor, entry),
+      }),
+    );

@@ -14,7 +14,7 @@ import { engineSocket } from '@appliance/template-installer';
 import { isLoopback } from '../../config.ts';
 import type { AppContext } from '../../context.ts';
 import { stacks } from '../../db/schema.ts';
-import { guardSlots } from '../disks/mountpoints.ts';
+import { guardSlots } from '../disks/deps.ts';
 import { listSlots } from '../disks/store.ts';
 import { createSmartHistory, readWatcherSettings } from './store.ts';
 
