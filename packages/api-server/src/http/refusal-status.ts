@@ -21,6 +21,8 @@ const STATUS: Readonly<Record<string, number>> = {
   stack_not_found: 404,
   snapshot_not_found: 404,
   path_not_in_snapshot: 404,
+  // @appliance/watchers: the SMART report of a disk that is not present
+  disk_not_found: 404,
   // 409: the current state refuses it (the default)
   // 500: an operation's tool failed (the backup jobs' errors)
   backup_failed: 500,
