@@ -9,7 +9,6 @@ import {
   type UpdatePorts,
   type UpdatesStatusPorts,
 } from '@appliance/updates';
-import { decide } from '@appliance/watchers';
 import type { AppContext } from '../../context.ts';
 import type { Actor } from '../../services/audit.ts';
 import { exportDeps } from '../config-archive/deps.ts';
@@ -36,7 +35,7 @@ export function updatePorts(ctx: AppContext, appVersion: string): UpdatePorts {
         }),
       ),
     report: async (owns, observation) => {
-      await ctx.conditions.apply('updates', decide(observation, ctx.conditions.holding(owns), owns));
+      await ctx.conditions.observe('updates', observation, owns);
     },
     hold: async (c) => {
       await ctx.conditions.hold(c.key, c, 'updates');
