@@ -3,6 +3,7 @@ export * from './core/parts.ts';
 export * from './core/schedule.ts';
 export * from './core/retention.ts';
 export * from './core/staleness.ts';
+export * from './core/passphrase.ts';
 export * from './core/progress.ts';
 export * from './core/appdata.ts';
 export * from './core/restore.ts';

@@ -10,6 +10,7 @@ export * from './inventory/reader.ts';
 export * from './inventory/match.ts';
 export * from './disk-lock.ts';
 export * from './schedule.ts';
+export * from './hostname.ts';
 export * from './first-use.ts';
 export * from './app-data.ts';
 export * from './generated-files.ts';

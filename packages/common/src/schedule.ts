@@ -89,3 +89,9 @@ export function nextWeeklySlot(weekday: Weekday, time: string, timeZone: string,
   if (day < 0) throw new Error(`not a weekday: ${weekday}`);
   return slot(`${m} ${h} * * ${day}`, timeZone, after);
 }
+
+/** IANA zone names, read from ICU on the first check (not at start: ~0.4 MiB of the idle service). */
+const timezones = onFirstUse(() => new Set([...Intl.supportedValuesOf('timeZone'), 'UTC']));
+
+/** Whether `name` is a time zone the slots can be computed in: an IANA zone name, or UTC. */
+export const isTimeZone = (name: string): boolean => timezones().has(name);

@@ -46,3 +46,13 @@ export {
   OUTPUT_LINES,
 } from './types.ts';
 export * from './conditions/index.ts';
+export { fromRecord, interruptedFields, type JobRecord, liveFields, toRecord } from './record.ts';
+export {
+  KEEP_PER_TYPE,
+  PRUNE_INTERVAL_MS,
+  RETENTION_DAYS,
+  retentionCutoff,
+  startRetention,
+} from './retention.ts';
+export { ENDED_STATES, UNFINISHED_STATES } from './states.ts';
+export { jobPage, requireJob } from './views.ts';

@@ -94,14 +94,17 @@ export interface JobStore<A> {
   list(query: JobListQuery): StoredJob[];
   /** The newest job of a type (in one of `states` when given). */
   latest(type: string, states?: readonly JobState[]): StoredJob | null;
-  /** Jobs left `running` or `queued`. */
-  unfinished(): StoredJob[];
+  /** The jobs in one of `states` (recovery asks for `UNFINISHED_STATES`). */
+  inStates(states: readonly JobState[]): StoredJob[];
   /** Records each as `interrupted` at `endedAt` with its error, in one write. */
   markInterrupted(jobs: ReadonlyArray<{ id: string; endedAt: string; error: JobError }>): Promise<void>;
   /** Replaces an interrupted job's error and result (its recovery's outcome). */
   settle(id: string, error: JobError, result: unknown): Promise<void>;
-  /** Deletes ended jobs created before `olderThan`, keeping the newest `keep` of each type. */
-  prune(olderThan: Date, keep: number): Promise<number>;
+  /**
+   * Deletes the jobs in one of `states` created before `olderThan`, except the newest `keep` of
+   * each type (counted over all its jobs); the runner passes `ENDED_STATES`.
+   */
+  prune(olderThan: Date, keep: number, states: readonly JobState[]): Promise<number>;
   /** Records an audit entry alone (a cancel). */
   audit(entry: AuditEntry<A>): Promise<void>;
 }

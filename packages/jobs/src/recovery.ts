@@ -6,6 +6,7 @@
 import { isoMillis } from '@appliance/common';
 import { groupsOf, type JobImplementation, type JobKind } from './definition.ts';
 import type { RunnerPorts } from './ports.ts';
+import { UNFINISHED_STATES } from './states.ts';
 import type { JobError, JobView } from './types.ts';
 
 /** How long a leftover tool gets to stop after SIGINT before SIGKILL. */
@@ -25,7 +26,7 @@ export async function recoverUnfinished(
     hold(groups: readonly string[], target: string): () => void;
   },
 ): Promise<{ settled: Promise<void> }> {
-  const stale = ports.store.unfinished();
+  const stale = ports.store.inStates(UNFINISHED_STATES);
   if (stale.length === 0) return { settled: Promise.resolve() };
   const at = isoMillis(ports.clock.now());
   await ports.store.markInterrupted(

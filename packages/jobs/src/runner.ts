@@ -10,6 +10,8 @@ import { HOLD_TITLES, Holds, jobRunning } from './holds.ts';
 import { endedView, execute, type LiveJob, recordEnd, snapshot } from './live-job.ts';
 import type { JobListQuery, RunnerPorts } from './ports.ts';
 import { recoverUnfinished } from './recovery.ts';
+import { KEEP_PER_TYPE } from './retention.ts';
+import { ENDED_STATES } from './states.ts';
 import type { Hold, HoldMode, JobState, JobTrigger, JobView } from './types.ts';
 
 export interface StartOptions<A> {
@@ -302,8 +304,8 @@ export class JobRunner<A = unknown> {
   }
 
   /** Deletes ended jobs older than `olderThan`, keeping the newest `keep` of each type. */
-  prune(olderThan: Date, keep = 20): Promise<number> {
-    return this.ports.store.prune(olderThan, keep);
+  prune(olderThan: Date, keep = KEEP_PER_TYPE): Promise<number> {
+    return this.ports.store.prune(olderThan, keep, ENDED_STATES);
   }
 }
 

@@ -20,3 +20,8 @@ export * from './node/challenge-server.ts';
 export * from './node/certificate-files.ts';
 // Jobs: the typed definitions, their implementations and schedules over ports (@appliance/jobs).
 export * from './jobs/update-jobs.ts';
+// What the service wires: the status view, the jobs registered and started, the watchers, the host.
+export * from './operations/status.ts';
+export * from './jobs/register.ts';
+export * from './operations/watchers.ts';
+export * from './node/host.ts';

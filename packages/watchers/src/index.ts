@@ -22,3 +22,6 @@ export * from './ports.ts';
 export * from './runner.ts';
 // The appliance's watchers: facts through ports, decisions by the core.
 export * from './watchers/index.ts';
+// Operations: what the service's routes answer, over the same ports.
+export * from './operations/smart-report.ts';
+export * from './operations/watcher-settings.ts';

@@ -35,6 +35,8 @@ const STATUS: Readonly<Record<string, number>> = {
   disk_slot_not_found: 404,
   snapshot_not_found: 404,
   path_not_in_snapshot: 404,
+  // @appliance/watchers: the SMART report of a disk that is not present
+  disk_not_found: 404,
   // 409: the current state refuses it (the default)
   // 429: the login lock-out (@appliance/accounts)
   rate_limited: 429,

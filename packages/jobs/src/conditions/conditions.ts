@@ -4,7 +4,14 @@
  * their decisions here; any feature reports a condition with `hold(key, report)` and `clear(key)`
  * and shares the same raise-once semantics.
  */
-import { type Condition, type Decision, groupOnsets, type HeldCondition } from './model.ts';
+import {
+  type Condition,
+  type Decision,
+  decide,
+  groupOnsets,
+  type HeldCondition,
+  type Observation,
+} from './model.ts';
 import type { ConditionPorts, StoredCondition } from './ports.ts';
 
 /** What a feature reports: the event raised at the onset, and what a health view shows. */
@@ -77,6 +84,14 @@ export class Conditions<Tx = unknown> {
     const held = this.holding().find((h) => h.key === key);
     if (!held) return false;
     return (await this.apply('reported', { onsets: [], clears: [held], updates: [] })).cleared > 0;
+  }
+
+  /**
+   * One report of a reporter that owns the conditions under `owns` (key prefixes): what it
+   * observes now is compared with what it holds (`decide`), and the decision applied.
+   */
+  observe(source: string, observation: Observation, owns: readonly string[]) {
+    return this.apply(source, decide(observation, this.holding(owns), owns));
   }
 
   /**

@@ -23,3 +23,4 @@ export type {
   RaisedEvent,
   StoredCondition,
 } from './ports.ts';
+export { type RaiseSinks, raiseWithinOrAfter } from './events.ts';

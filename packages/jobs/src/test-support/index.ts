@@ -123,8 +123,8 @@ export class MemoryJobStore implements JobStore<string> {
   latest(type: string, states?: readonly JobState[]): StoredJob | null {
     return this.newestFirst().find((r) => r.type === type && (!states || states.includes(r.state))) ?? null;
   }
-  unfinished(): StoredJob[] {
-    return [...this.rows.values()].filter((r) => r.state === 'running' || r.state === 'queued');
+  inStates(states: readonly JobState[]): StoredJob[] {
+    return [...this.rows.values()].filter((r) => states.includes(r.state));
   }
   async markInterrupted(
     jobs: ReadonlyArray<{ id: string; endedAt: string; error: JobError }>,
@@ -141,8 +141,8 @@ export class MemoryJobStore implements JobStore<string> {
   async settle(id: string, error: JobError, result: unknown): Promise<void> {
     Object.assign(this.rows.get(id)!, { error, result });
   }
-  async prune(olderThan: Date, keep: number): Promise<number> {
-    const ended = new Set<JobState>(['succeeded', 'failed', 'cancelled', 'interrupted', 'blocked']);
+  async prune(olderThan: Date, keep: number, states: readonly JobState[]): Promise<number> {
+    const ended = new Set<JobState>(states);
     const byType = new Map<string, number>();
     let n = 0;
     for (const r of this.newestFirst()) {

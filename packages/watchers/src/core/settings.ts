@@ -201,6 +201,16 @@ export function settingsFromStored(stored: unknown): WatcherSettings {
   return parsed.success ? parsed.output : structuredClone(DEFAULT_SETTINGS);
 }
 
+/** The settings stored as JSON text (absent: none stored yet); unparsable text gives the defaults. */
+export function settingsFromJson(text: string | null | undefined): WatcherSettings {
+  if (text == null) return structuredClone(DEFAULT_SETTINGS);
+  try {
+    return settingsFromStored(JSON.parse(text));
+  } catch {
+    return structuredClone(DEFAULT_SETTINGS);
+  }
+}
+
 /** The defaults, with the stored value of every key the defaults know. */
 function known<T extends object>(defaults: T, stored: unknown): T {
   const out = { ...defaults } as Record<string, unknown>;

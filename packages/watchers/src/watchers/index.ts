@@ -14,6 +14,7 @@ export { disksWatcher } from './disks.ts';
 export { containersWatcher, imagesWatcher } from './docker.ts';
 export { driftWatcher } from './drift.ts';
 export type * from './ports.ts';
+export { HISTORY_ROWS_PER_DISK } from './ports.ts';
 export { modelFromById, type Observed, observeSlots, slotIdentity } from './slots.ts';
 export { smartWatcher } from './smart.ts';
 export { spaceFacts, spaceWatcher } from './space.ts';

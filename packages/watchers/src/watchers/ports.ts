@@ -43,10 +43,13 @@ export interface SmartHistoryRow {
   counters: Record<string, number>;
 }
 
+/** Rows kept per disk (at most one a day without a change: years of history). */
+export const HISTORY_ROWS_PER_DISK = 5000;
+
 export interface SmartHistory {
   /** The newest kept reading of a disk, or null. */
   latest(diskKey: string): { passed: boolean | null; counters: Record<string, number>; at: string } | null;
-  /** Keeps these readings (and trims each disk's history to its limit), in one write. */
+  /** Keeps these readings (and trims each disk's history to `HISTORY_ROWS_PER_DISK`), in one write. */
   record(rows: readonly SmartHistoryRow[]): Promise<void>;
 }
 

@@ -1,17 +1,14 @@
 /** The ports of the ACME renewal (`@appliance/updates`), wired to the server's context. */
-import path from 'node:path';
-import { type ChallengeResponder, fileRenewalPorts, type RenewalPorts } from '@appliance/updates';
+import {
+  accountKeyFile,
+  type ChallengeResponder,
+  fileRenewalPorts,
+  type RenewalPorts,
+  servedFiles,
+} from '@appliance/updates';
 import type { AppContext } from '../../context.ts';
 
 type AcmeConfig = NonNullable<AppContext['config']['acme']>;
-
-/** The files the HTTPS listener serves: the configured pair, else the generated one. */
-export function servedFiles(ctx: AppContext): { cert: string; key: string } {
-  const { tlsCert, tlsKey } = ctx.config;
-  if (tlsCert && tlsKey) return { cert: tlsCert, key: tlsKey };
-  const dir = path.join(ctx.paths.etcDir, 'tls');
-  return { cert: path.join(dir, 'cert.pem'), key: path.join(dir, 'key.pem') };
-}
 
 export function renewalPorts(
   ctx: AppContext,
@@ -24,8 +21,8 @@ export function renewalPorts(
     domain: acme.domain,
     email: acme.email,
     caFile: acme.caFile ?? null,
-    accountKeyFile: acme.accountKey ?? path.join(ctx.paths.etcDir, 'acme', 'account.pem'),
-    files: servedFiles(ctx),
+    accountKeyFile: accountKeyFile(acme.accountKey, ctx.paths.etcDir),
+    files: servedFiles(ctx.config.tlsCert, ctx.config.tlsKey, ctx.paths.etcDir),
     challenges,
     reload: () => ctx.hooks.reloadTls?.(),
     log: (message, fields) => ctx.logger.info(message, fields),

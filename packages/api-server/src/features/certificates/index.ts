@@ -5,13 +5,12 @@
  * writes it atomically and serves it without a restart; `certificate_renewal_failed` carries the
  * ACME server's problem detail. The order and the decision are @appliance/updates'.
  */
-import { RENEWAL_KEY, runRenewal, startChallengeServer } from '@appliance/updates';
+import { renewalWatcher, runRenewal, startChallengeServer } from '@appliance/updates';
 import type { AppContext } from '../../context.ts';
 import type { Feature } from '../feature.ts';
 import { renewalPorts } from './deps.ts';
 
-/** Seconds between two renewal checks. */
-export const RENEWAL_INTERVAL_S = 12 * 3600;
+export { RENEWAL_INTERVAL_S } from '@appliance/updates';
 
 export const acmeConfigured = (ctx: AppContext): boolean => (ctx.config.acme ?? null) !== null;
 
@@ -23,13 +22,7 @@ export const feature: Feature = {
     const acme = ctx.config.acme;
     if (!acme) return;
     const responder = await startChallengeServer(acme.httpListen);
-    ctx.watchers.register({
-      name: 'certificate-renewal',
-      events: ['certificate_renewal_failed'],
-      owns: [RENEWAL_KEY],
-      intervalSeconds: () => RENEWAL_INTERVAL_S,
-      observe: async () => (await runRenewal(renewalPorts(ctx, acme, responder))).observation,
-    });
+    ctx.watchers.register(renewalWatcher(() => runRenewal(renewalPorts(ctx, acme, responder))));
     return () => responder.close();
   },
 };

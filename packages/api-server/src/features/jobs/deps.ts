@@ -3,7 +3,7 @@
  * timestamps (a monotonic clock for throttling and ETAs), Node's timers, /proc for a leftover
  * tool, the event bus, the import gate and the audit log's actor; the conditions on their table.
  */
-import { Conditions, JobRunner, Scheduler } from '@appliance/jobs';
+import { Conditions, JobRunner, raiseWithinOrAfter, Scheduler } from '@appliance/jobs';
 import { nodeTimers, procProcesses, systemClock } from '@appliance/jobs/node';
 import type { AppContext } from '../../context.ts';
 import type { Db } from '../../db/open.ts';
@@ -44,16 +44,10 @@ export function createScheduler(ctx: AppContext): Scheduler {
 export function createConditions(ctx: AppContext): Conditions<Db> {
   return new Conditions<Db>({
     store: createConditionStore(ctx),
-    events: {
-      raise(db, event) {
-        const within = ctx.hooks.raiseWithin;
-        if (within) {
-          const raised = within(db, event);
-          return { alertId: raised.alertId, afterCommit: raised.announce };
-        }
-        return { alertId: null, afterCommit: () => ctx.hooks.raise?.(event) };
-      },
-    },
+    events: raiseWithinOrAfter<Db>({
+      within: () => ctx.hooks.raiseWithin,
+      after: (event) => ctx.hooks.raise?.(event),
+    }),
     clock: ctx.clock,
     logger: ctx.logger,
   });

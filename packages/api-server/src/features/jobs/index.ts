@@ -1,19 +1,15 @@
-import { notFound } from '@appliance/common';
+import { jobPage, requireJob, startRetention } from '@appliance/jobs';
+import { nodeTimers } from '@appliance/jobs/node';
 import { defineRoute, ok } from '../../http/route.ts';
 import type { Feature } from '../feature.ts';
 import { JobListQuery, JobListSchema, JobParams, JobSchema } from './schemas.ts';
-
-const DAY = 24 * 3600 * 1000;
 
 /** `/jobs` (09): every long operation's row, live progress while it runs, cancel where safe. */
 export const jobsFeature: Feature = {
   name: 'jobs',
   start: (ctx) => {
-    const prune = () => ctx.jobs.prune(new Date(ctx.clock.now().getTime() - 90 * DAY)).catch(() => undefined);
-    void prune();
-    const timer = setInterval(prune, DAY);
-    timer.unref();
-    return () => clearInterval(timer);
+    // ended jobs kept 90 days (the newest 20 of each type always): @appliance/jobs' retention
+    return startRetention(ctx.jobs, ctx.clock, nodeTimers);
   },
   routes: [
     defineRoute({
@@ -24,15 +20,7 @@ export const jobsFeature: Feature = {
       tags: ['jobs'],
       query: JobListQuery,
       responses: { 200: { description: 'A page of jobs', schema: JobListSchema } },
-      handler: ({ ctx, query }) => {
-        const jobs = ctx.jobs.list({
-          limit: query.limit,
-          before: query.before ?? null,
-          type: query.type ?? null,
-          state: query.state ?? null,
-        });
-        return ok({ jobs, nextBefore: jobs.length === query.limit ? (jobs.at(-1)?.id ?? null) : null });
-      },
+      handler: ({ ctx, query }) => ok(jobPage(ctx.jobs, query)),
     }),
     defineRoute({
       method: 'GET',
@@ -42,14 +30,7 @@ export const jobsFeature: Feature = {
       tags: ['jobs'],
       params: JobParams,
       responses: { 200: { description: 'The job', schema: JobSchema } },
-      handler: ({ ctx, params }) => {
-        const job = ctx.jobs.get(params.id);
-        if (!job)
-          throw notFound('job_not_found', `No job ${params.id}: list the jobs with GET /api/v1/jobs.`, {
-            id: params.id,
-          });
-        return ok(job);
-      },
+      handler: ({ ctx, params }) => ok(requireJob(ctx.jobs, params.id)),
     }),
     defineRoute({
       method: 'DELETE',

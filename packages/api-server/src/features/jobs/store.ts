@@ -4,15 +4,18 @@
  * and crash tests.
  */
 import { isoMillis } from '@appliance/common';
-import type { JobError, JobStore, JobView, ScheduleStore, StoredJob } from '@appliance/jobs';
+import {
+  fromRecord,
+  interruptedFields,
+  type JobStore,
+  liveFields,
+  type ScheduleStore,
+  toRecord,
+} from '@appliance/jobs';
 import { and, desc, eq, inArray, lt, sql } from 'drizzle-orm';
 import type { AppContext } from '../../context.ts';
 import { jobs, scheduleRuns } from '../../db/schema.ts';
 import type { Actor } from '../../services/audit.ts';
-
-type JobRow = typeof jobs.$inferSelect;
-
-const ENDED = ['succeeded', 'failed', 'cancelled', 'interrupted', 'blocked'] as const;
 
 export function createJobStore(ctx: AppContext): JobStore<Actor> {
   const { db, writes } = ctx;
@@ -20,7 +23,7 @@ export function createJobStore(ctx: AppContext): JobStore<Actor> {
   return {
     insert: (view, audit) =>
       writes.run((tx) => {
-        tx.insert(jobs).values(toRow(view)).run();
+        tx.insert(jobs).values(toRecord(view)).run();
         ctx.audit.record(tx, audit.actor, {
           operation: audit.operation,
           target: audit.target,
@@ -28,32 +31,14 @@ export function createJobStore(ctx: AppContext): JobStore<Actor> {
         });
       }),
     save: async (v, final) => {
-      const values = {
-        state: v.state,
-        phase: v.phase,
-        percent: v.percent,
-        bytesDone: v.bytesDone,
-        bytesTotal: v.bytesTotal,
-        etaSeconds: v.etaSeconds,
-        cancellable: v.cancellable ? 1 : 0,
-        output: JSON.stringify(v.output),
-        ...(final
-          ? {
-              result: v.result === null ? null : JSON.stringify(v.result),
-              error: v.error === null ? null : JSON.stringify(v.error),
-              endedAt: v.endedAt,
-              pid: null,
-            }
-          : {}),
-      };
-      await writes.run((tx) => tx.update(jobs).set(values).where(eq(jobs.id, v.id)).run());
+      await writes.run((tx) => tx.update(jobs).set(liveFields(v, final)).where(eq(jobs.id, v.id)).run());
     },
     setPid: async (id, pid) => {
       await writes.run((tx) => tx.update(jobs).set({ pid }).where(eq(jobs.id, id)).run());
     },
     get: (id) => {
       const row = byId(id);
-      return row ? fromRow(row) : null;
+      return row ? fromRecord(row) : null;
     },
     list: (q) => {
       const conds = [];
@@ -73,7 +58,7 @@ export function createJobStore(ctx: AppContext): JobStore<Actor> {
         .orderBy(desc(jobs.createdAt), desc(jobs.id))
         .limit(q.limit)
         .all()
-        .map(fromRow);
+        .map(fromRecord);
     },
     latest: (type, states) => {
       const row = db
@@ -83,28 +68,18 @@ export function createJobStore(ctx: AppContext): JobStore<Actor> {
         .orderBy(desc(jobs.createdAt), desc(jobs.id))
         .limit(1)
         .get();
-      return row ? fromRow(row) : null;
+      return row ? fromRecord(row) : null;
     },
-    unfinished: () =>
+    inStates: (states) =>
       db
         .select()
         .from(jobs)
-        .where(inArray(jobs.state, ['running', 'queued']))
+        .where(inArray(jobs.state, [...states]))
         .all()
-        .map(fromRow),
+        .map(fromRecord),
     markInterrupted: (list) =>
       writes.run((tx) => {
-        for (const j of list)
-          tx.update(jobs)
-            .set({
-              state: 'interrupted',
-              cancellable: 0,
-              etaSeconds: null,
-              endedAt: j.endedAt,
-              error: JSON.stringify(j.error),
-            })
-            .where(eq(jobs.id, j.id))
-            .run();
+        for (const j of list) tx.update(jobs).set(interruptedFields(j)).where(eq(jobs.id, j.id)).run();
       }),
     settle: async (id, error, result) => {
       await writes.run((tx) =>
@@ -115,7 +90,7 @@ export function createJobStore(ctx: AppContext): JobStore<Actor> {
           .run(),
       );
     },
-    prune: (olderThan, keep) =>
+    prune: (olderThan, keep, states) =>
       writes.run(
         (tx) =>
           tx
@@ -123,7 +98,7 @@ export function createJobStore(ctx: AppContext): JobStore<Actor> {
             .where(
               and(
                 lt(jobs.createdAt, isoMillis(olderThan)),
-                inArray(jobs.state, [...ENDED]),
+                inArray(jobs.state, [...states]),
                 sql`${jobs.id} not in (select id from (select id, row_number() over (partition by type order by created_at desc) as n from jobs) where n <= ${keep})`,
               ),
             )
@@ -149,54 +124,5 @@ export function createScheduleStore(ctx: AppContext): ScheduleStore {
         tx.insert(scheduleRuns).values(row).onConflictDoUpdate({ target: scheduleRuns.name, set: row }).run(),
       );
     },
-  };
-}
-
-function toRow(v: JobView): typeof jobs.$inferInsert {
-  return {
-    id: v.id,
-    type: v.type,
-    target: v.target,
-    state: v.state,
-    phase: v.phase,
-    percent: v.percent,
-    bytesDone: v.bytesDone,
-    bytesTotal: v.bytesTotal,
-    etaSeconds: v.etaSeconds,
-    cancellable: v.cancellable ? 1 : 0,
-    trigger: v.trigger,
-    actor: v.actor,
-    params: JSON.stringify(v.params),
-    result: v.result === null ? null : JSON.stringify(v.result),
-    error: v.error === null ? null : JSON.stringify(v.error),
-    output: JSON.stringify(v.output),
-    createdAt: v.createdAt,
-    startedAt: v.startedAt,
-    endedAt: v.endedAt,
-  };
-}
-
-function fromRow(r: JobRow): StoredJob {
-  return {
-    id: r.id,
-    type: r.type,
-    target: r.target,
-    state: r.state,
-    phase: r.phase,
-    percent: r.percent,
-    bytesDone: r.bytesDone,
-    bytesTotal: r.bytesTotal,
-    etaSeconds: r.etaSeconds,
-    cancellable: r.cancellable === 1,
-    trigger: r.trigger,
-    actor: r.actor,
-    params: JSON.parse(r.params) as Record<string, unknown>,
-    result: r.result === null ? null : (JSON.parse(r.result) as unknown),
-    error: r.error === null ? null : (JSON.parse(r.error) as JobError),
-    output: JSON.parse(r.output) as string[],
-    createdAt: r.createdAt,
-    startedAt: r.startedAt,
-    endedAt: r.endedAt,
-    pid: r.pid,
   };
 }

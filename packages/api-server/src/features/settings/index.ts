@@ -1,5 +1,5 @@
-import os from 'node:os';
-import { onFirstUse } from '@appliance/common';
+import { passphraseChange } from '@appliance/backups';
+import { defaultHostname, hostnameLabelsValid, isTimeZone } from '@appliance/common';
 import { eq } from 'drizzle-orm';
 import * as v from 'valibot';
 import type { AppContext } from '../../context.ts';
@@ -9,19 +9,11 @@ import { settings } from '../../db/schema.ts';
 import { defineRoute, ok } from '../../http/route.ts';
 import type { Feature } from '../feature.ts';
 
-const HOST_LABEL = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
-/** IANA zone names, read from ICU on the first check (not at start: ~0.4 MiB of the idle service). */
-const timezones = onFirstUse(() => new Set([...Intl.supportedValuesOf('timeZone'), 'UTC']));
-const knownZone = (t: string) => timezones().has(t);
-
 export const HostnameSchema = v.pipe(
   v.string(),
   v.minLength(1, 'must not be empty'),
   v.maxLength(253, 'must be at most 253 characters'),
-  v.check(
-    (h) => h.split('.').every((l) => HOST_LABEL.test(l)),
-    'must be dot-separated labels of lowercase letters, digits and inner hyphens',
-  ),
+  v.check(hostnameLabelsValid, 'must be dot-separated labels of lowercase letters, digits and inner hyphens'),
 );
 
 const SettingsSchema = v.object({
@@ -29,11 +21,6 @@ const SettingsSchema = v.object({
   timezone: v.string(),
   backupPassphraseSet: v.boolean(),
 });
-
-export function defaultHostname(): string {
-  const h = os.hostname().toLowerCase();
-  return v.is(HostnameSchema, h) ? h : 'appliance';
-}
 
 /** The singleton row, created on first start (08 §8). */
 export function ensureSettings(ctx: AppContext): void {
@@ -86,7 +73,7 @@ export const settingsFeature: Feature = {
       tags: ['settings'],
       body: v.strictObject({
         hostname: HostnameSchema,
-        timezone: v.pipe(v.string(), v.check(knownZone, 'must be an IANA time zone name or UTC')),
+        timezone: v.pipe(v.string(), v.check(isTimeZone, 'must be an IANA time zone name or UTC')),
         backupPassphrase: v.optional(
           v.nullable(
             v.pipe(
@@ -99,16 +86,13 @@ export const settingsFeature: Feature = {
       }),
       responses: { 200: { description: 'Settings', schema: SettingsSchema } },
       handler: async ({ ctx, actor, body }) => {
-        const sealed =
-          typeof body.backupPassphrase === 'string'
-            ? ctx.sealer.seal(body.backupPassphrase)
-            : body.backupPassphrase;
+        const passphrase = passphraseChange(body.backupPassphrase, (p) => ctx.sealer.seal(p));
         const row = await ctx.writes.run((db) => {
           db.update(settings)
             .set({
               hostname: body.hostname,
               timezone: body.timezone,
-              ...(sealed !== undefined ? { backupPassphrase: sealed } : {}),
+              ...(passphrase.stored !== undefined ? { backupPassphrase: passphrase.stored } : {}),
               updatedAt: ctx.clock.now().toISOString(),
             })
             .where(eq(settings.id, 1))
@@ -119,7 +103,7 @@ export const settingsFeature: Feature = {
             details: {
               hostname: body.hostname,
               timezone: body.timezone,
-              backupPassphrase: sealed === undefined ? 'kept' : sealed === null ? 'cleared' : 'set',
+              backupPassphrase: passphrase.audit,
             },
           });
           return readSettings(db);

@@ -1,43 +1,29 @@
 /** The ports of `@appliance/updates`, wired to the server's context. */
-import fs from 'node:fs';
-import path from 'node:path';
 import { writeConfigArchive } from '@appliance/archive-preview';
 import {
-  type AptDeps,
+  aptOnPath,
+  hostAptDeps,
   type RebootSchedulePorts,
   rebootPaths,
   type UpdateJobPorts,
   type UpdatePorts,
+  type UpdatesStatusPorts,
 } from '@appliance/updates';
-import { decide } from '@appliance/watchers';
 import type { AppContext } from '../../context.ts';
 import type { Actor } from '../../services/audit.ts';
 import { exportDeps } from '../config-archive/deps.ts';
 import { readUpdatesState, writeUpdatesState } from './store.ts';
-
-/**
- * apt's ports. On the real host booted with systemd, apt runs in a transient unit (outside the
- * service's sandbox and control group: see `AptDeps.transientUnit`); in a sandbox as a child.
- */
-export function aptDeps(ctx: AppContext): AptDeps {
-  return {
-    runner: ctx.runner,
-    aptConfig: ctx.config.updates?.aptConfig ?? null,
-    transientUnit: ctx.config.root === '' && fs.existsSync('/run/systemd/system'),
-  };
-}
-
-/** Whether apt exists where the service looks for its tools (a Debian box): the update events can come. */
-export function aptAvailable(ctx: AppContext): boolean {
-  return ctx.config.toolPath.split(':').some((dir) => fs.existsSync(path.join(dir, 'apt-get')));
-}
 
 /** `/run/reboot-required`, /boot and the running kernel under the host root of the configuration. */
 export const hostRebootPaths = (ctx: AppContext) => rebootPaths(ctx.config.hostRoot);
 
 export function updatePorts(ctx: AppContext, appVersion: string): UpdatePorts {
   return {
-    apt: aptDeps(ctx),
+    apt: hostAptDeps({
+      runner: ctx.runner,
+      aptConfig: ctx.config.updates?.aptConfig ?? null,
+      sandbox: ctx.config.root !== '',
+    }),
     clock: ctx.clock,
     writeArchive: () => writeConfigArchive(ctx.paths, exportDeps(ctx, appVersion), 'pre-update'),
     recordCheck: (check) =>
@@ -49,7 +35,7 @@ export function updatePorts(ctx: AppContext, appVersion: string): UpdatePorts {
         }),
       ),
     report: async (owns, observation) => {
-      await ctx.conditions.apply('updates', decide(observation, ctx.conditions.holding(owns), owns));
+      await ctx.conditions.observe('updates', observation, owns);
     },
     hold: async (c) => {
       await ctx.conditions.hold(c.key, c, 'updates');
@@ -69,7 +55,7 @@ export function updateJobPorts(ctx: AppContext, appVersion: string): UpdateJobPo
     },
     runner: ctx.runner,
     sandbox: ctx.config.root !== '',
-    aptInstalled: () => aptAvailable(ctx),
+    aptInstalled: () => aptOnPath(ctx.config.toolPath),
     rebootAt: () => readUpdatesState(ctx.db).rebootAt,
     clearReboot: () => ctx.writes.run((db) => writeUpdatesState(db, { rebootAt: null, rebootBy: null })),
     startScheduled: async (kind, params, target) =>
@@ -90,5 +76,14 @@ export function rebootSchedulePorts(ctx: AppContext, actor: Actor | null): Reboo
         writeUpdatesState(db, schedule);
         ctx.audit.record(db, actor, audit);
       }),
+  };
+}
+
+/** `GET /updates`'s ports: the stored check, the runner's jobs, the scheduler's next check. */
+export function statusPorts(ctx: AppContext): UpdatesStatusPorts {
+  return {
+    state: () => readUpdatesState(ctx.db),
+    jobs: ctx.jobs,
+    nextCheckAt: () => ctx.scheduler.view('updates.check')?.nextDueAt ?? null,
   };
 }

@@ -4,82 +4,36 @@
  * with the context's runner and scheduler, the reboot watcher. Events go through the conditions
  * (raised once, cleared when gone).
  */
-import type { JobView } from '@appliance/jobs';
 import {
   cancelReboot,
-  evaluateReboot,
   MAX_REBOOT_AHEAD_DAYS,
-  readRebootFacts,
   REBOOT_KEY,
   rebootStatus,
-  requireApt,
+  rebootWatcher,
+  registerUpdateJobs,
   scheduleReboot,
-  systemRebootJob,
-  updateJobImplementations,
-  updateSchedules,
+  startUpdatesJob,
   updatesApplyJob,
   updatesCheckJob,
   updatesConfigured as configured,
+  updatesStatus,
 } from '@appliance/updates';
 import type { AppContext } from '../../context.ts';
 import { accepted, defineRoute, ok } from '../../http/route.ts';
 import { ErrorBody } from '../../http/schemas.ts';
-import type { WatcherDefinition } from '@appliance/watchers';
 import type { Feature } from '../feature.ts';
 import { JobSchema } from '../jobs/schemas.ts';
-import { hostRebootPaths, rebootSchedulePorts, updateJobPorts } from './deps.ts';
+import { hostRebootPaths, rebootSchedulePorts, statusPorts, updateJobPorts } from './deps.ts';
 import { NoBody, RebootBody, RebootSchema, UpdatesSchema } from './schemas.ts';
 import { readUpdatesState } from './store.ts';
 
-export { systemRebootJob, updatesApplyJob, updatesCheckJob } from '@appliance/updates';
-
-/** Seconds between two reboot-required cycles. */
-export const REBOOT_INTERVAL_S = 300;
+export { REBOOT_INTERVAL_S, systemRebootJob, updatesApplyJob, updatesCheckJob } from '@appliance/updates';
 
 /** Whether this box checks for updates (apt, and the real host or an apt configuration of its own). */
 export const updatesConfigured = (ctx: AppContext): boolean => configured(updateJobPorts(ctx, ''));
 
-function rebootWatcher(ctx: AppContext): WatcherDefinition {
-  return {
-    name: 'reboot',
-    events: ['reboot_required'],
-    owns: [REBOOT_KEY],
-    intervalSeconds: () => REBOOT_INTERVAL_S,
-    observe: async () => evaluateReboot(await readRebootFacts(hostRebootPaths(ctx))),
-  };
-}
-
-function register(ctx: AppContext, version: string): void {
-  const ports = updateJobPorts(ctx, version);
-  const jobs = updateJobImplementations(ports);
-  ctx.jobs.register(updatesCheckJob, jobs.check);
-  ctx.jobs.register(updatesApplyJob, jobs.apply);
-  ctx.jobs.register(systemRebootJob, jobs.reboot);
-  for (const schedule of updateSchedules(ports)) ctx.scheduler.register(schedule);
-}
-
 const rebootView = (ctx: AppContext) =>
   rebootStatus(readUpdatesState(ctx.db), ctx.conditions.holding([REBOOT_KEY])[0] ?? null);
-
-function updatesView(ctx: AppContext) {
-  const state = readUpdatesState(ctx.db);
-  const running = ctx.jobs.running().find((j) => j.type === 'updates.apply' || j.type === 'updates.check');
-  const lastApply: JobView | null = ctx.jobs.latest(updatesApplyJob, [
-    'succeeded',
-    'failed',
-    'cancelled',
-    'interrupted',
-  ]);
-  return {
-    checkedAt: state.checkedAt,
-    checkError: state.checkError,
-    nextCheckAt: ctx.scheduler.view('updates.check')?.nextDueAt ?? null,
-    pending: state.upgradable,
-    security: state.upgradable.filter((p) => p.security),
-    lastApply,
-    running: running ?? null,
-  };
-}
 
 export function updatesFeature(version: string): Feature {
   return {
@@ -90,8 +44,8 @@ export function updatesFeature(version: string): Feature {
       { eventType: 'appliance_update_failed', when: updatesConfigured },
     ],
     start(ctx) {
-      register(ctx, version);
-      ctx.watchers.register(rebootWatcher(ctx));
+      registerUpdateJobs(ctx.jobs, ctx.scheduler, updateJobPorts(ctx, version));
+      ctx.watchers.register(rebootWatcher(() => hostRebootPaths(ctx)));
     },
     routes: [
       defineRoute({
@@ -101,7 +55,7 @@ export function updatesFeature(version: string): Feature {
         summary: 'The last apt check, the upgradable packages (security ones apart), the last apply',
         tags: ['updates'],
         responses: { 200: { description: 'Updates of the Debian packages', schema: UpdatesSchema } },
-        handler: ({ ctx }) => ok(updatesView(ctx)),
+        handler: ({ ctx }) => ok(updatesStatus(statusPorts(ctx))),
       }),
       defineRoute({
         method: 'POST',
@@ -116,10 +70,8 @@ export function updatesFeature(version: string): Feature {
           409: { description: 'job_running, import_in_progress', schema: ErrorBody },
           501: { description: 'apt is not installed', schema: ErrorBody },
         },
-        handler: async ({ ctx, actor }) => {
-          await requireApt(updateJobPorts(ctx, version));
-          return accepted((await ctx.jobs.start(updatesCheckJob, {}, { target: 'apt', actor })).view);
-        },
+        handler: async ({ ctx, actor }) =>
+          accepted(await startUpdatesJob(updateJobPorts(ctx, version), ctx.jobs, updatesCheckJob, actor)),
       }),
       defineRoute({
         method: 'POST',
@@ -138,10 +90,8 @@ export function updatesFeature(version: string): Feature {
           },
           501: { description: 'apt is not installed', schema: ErrorBody },
         },
-        handler: async ({ ctx, actor }) => {
-          await requireApt(updateJobPorts(ctx, version));
-          return accepted((await ctx.jobs.start(updatesApplyJob, {}, { target: 'apt', actor })).view);
-        },
+        handler: async ({ ctx, actor }) =>
+          accepted(await startUpdatesJob(updateJobPorts(ctx, version), ctx.jobs, updatesApplyJob, actor)),
       }),
       defineRoute({
         method: 'GET',

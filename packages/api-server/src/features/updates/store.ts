@@ -1,16 +1,8 @@
 /** The `system_updates` row: the last apt check and the scheduled reboot. */
-import type { UpgradablePackage } from '@appliance/updates';
+import type { UpdatesState, UpgradablePackage } from '@appliance/updates';
 import { eq } from 'drizzle-orm';
 import type { Db } from '../../db/open.ts';
 import { systemUpdates } from '../../db/schema.ts';
-
-export interface UpdatesState {
-  checkedAt: string | null;
-  upgradable: UpgradablePackage[];
-  checkError: string | null;
-  rebootAt: string | null;
-  rebootBy: string | null;
-}
 
 export function readUpdatesState(db: Db): UpdatesState {
   const row = db.select().from(systemUpdates).where(eq(systemUpdates.id, 1)).get();

@@ -5,18 +5,21 @@
  * the Docker Engine of DOCKER_HOST (read at each cycle, as the apps feature does).
  */
 import {
+  createDockerProbe,
   type LastSmart,
+  type SmartReportPorts,
   servedCertificate,
   type WatcherFactsPorts,
-  createDockerProbe,
+  type WatcherSettingsPorts,
 } from '@appliance/watchers';
 import { engineSocket } from '@appliance/template-installer';
 import { isLoopback } from '../../config.ts';
 import type { AppContext } from '../../context.ts';
+import type { Actor } from '../../services/audit.ts';
 import { stacks } from '../../db/schema.ts';
 import { guardSlots } from '../disks/deps.ts';
 import { listSlots } from '../disks/store.ts';
-import { createSmartHistory, readWatcherSettings } from './store.ts';
+import { createSmartHistory, readWatcherSettings, smartHistoryOf, writeWatcherSettings } from './store.ts';
 
 /** The last SMART reading of each disk (by disk key), for GET /disks/:id/smart. */
 const lastByContext = new WeakMap<AppContext, Map<string, LastSmart>>();
@@ -64,5 +67,29 @@ export function watcherPorts(ctx: AppContext): WatcherFactsPorts {
           .map((r) => r.name),
       ),
     docker: () => createDockerProbe({ socketPath: engineSocket(process.env['DOCKER_HOST']) }),
+  };
+}
+
+/** The SMART report's ports: the inventory, the slots, the settings, the last readings, the history. */
+export function smartReportPorts(ctx: AppContext): SmartReportPorts {
+  return {
+    inventory: ctx.inventory,
+    slots: () => listSlots(ctx.db),
+    settings: () => readWatcherSettings(ctx.db),
+    smartLast: lastReadings(ctx),
+    smartHistoryOf: (diskKey, limit) => smartHistoryOf(ctx.db, diskKey, limit),
+  };
+}
+
+/** The settings written with their audit row as `actor`; the context's loops rescheduled. */
+export function settingsPorts(ctx: AppContext, actor: Actor | null): WatcherSettingsPorts {
+  return {
+    save: (settings, audit) =>
+      ctx.writes.run((db) => {
+        writeWatcherSettings(db, settings, ctx.clock.now().toISOString());
+        ctx.audit.record(db, actor, audit);
+        return readWatcherSettings(db);
+      }),
+    reschedule: () => ctx.watchers.reschedule(),
   };
 }

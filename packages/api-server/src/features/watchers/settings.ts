@@ -1,7 +1,8 @@
 /** GET/PUT /settings/watchers: the watchers' thresholds, intervals and UPS (`watcher_settings`). */
-import { WatcherSettingsSchema } from '@appliance/watchers';
+import { replaceWatcherSettings, WatcherSettingsSchema } from '@appliance/watchers';
 import { defineRoute, ok } from '../../http/route.ts';
-import { readWatcherSettings, writeWatcherSettings } from './store.ts';
+import { settingsPorts } from './deps.ts';
+import { readWatcherSettings } from './store.ts';
 
 export const settingsRoutes = [
   defineRoute({
@@ -21,18 +22,7 @@ export const settingsRoutes = [
     tags: ['settings'],
     body: WatcherSettingsSchema,
     responses: { 200: { description: 'Watcher settings', schema: WatcherSettingsSchema } },
-    handler: async ({ ctx, actor, body }) => {
-      const saved = await ctx.writes.run((db) => {
-        writeWatcherSettings(db, body, ctx.clock.now().toISOString());
-        ctx.audit.record(db, actor, {
-          operation: 'settings.watchers_update',
-          target: 'settings/watchers',
-          details: body as unknown as Record<string, unknown>,
-        });
-        return readWatcherSettings(db);
-      });
-      ctx.watchers.reschedule();
-      return ok(saved);
-    },
+    handler: async ({ ctx, actor, body }) =>
+      ok(await replaceWatcherSettings(settingsPorts(ctx, actor), body)),
   }),
 ];

@@ -1,11 +1,8 @@
 /** `GET /disks/:id/smart`: a disk's last SMART reading, what it means, and the kept history. */
-import { AppError, findDisk } from '@appliance/common';
-import { slotIdentity, smartCounters, smartDiskKey, smartFindings } from '@appliance/watchers';
+import { smartReport } from '@appliance/watchers';
 import * as v from 'valibot';
 import { defineRoute, ok } from '../../http/route.ts';
-import { listSlots } from '../disks/store.ts';
-import { lastReadings } from './deps.ts';
-import { readWatcherSettings, smartHistoryOf } from './store.ts';
+import { smartReportPorts } from './deps.ts';
 
 const Counters = v.record(v.string(), v.number());
 
@@ -63,55 +60,6 @@ export const smartRoute = defineRoute({
     ),
   }),
   responses: { 200: { description: 'SMART report', schema: SmartReportSchema } },
-  handler: async ({ ctx, params, query }) => {
-    const device = `/dev/${params.id}`;
-    const inventory = await ctx.inventory.read();
-    const entry = inventory.disks.find((d) => d.device === device);
-    if (!entry)
-      throw new AppError(
-        404,
-        'disk_not_found',
-        `There is no disk ${params.id}; list the disks with GET /disks.`,
-        {
-          device,
-        },
-      );
-    const slot = listSlots(ctx.db).find((s) => findDisk(slotIdentity(s), [entry]).status === 'found') ?? null;
-    const diskKey = smartDiskKey({
-      wwn: slot ? slot.wwn : entry.wwn,
-      serial: slot ? slot.serial : entry.serial,
-      device,
-    });
-    const last = lastReadings(ctx).get(diskKey) ?? null;
-    const th = readWatcherSettings(ctx.db).smart;
-    const history = smartHistoryOf(ctx.db, diskKey, query.limit);
-    return ok({
-      device,
-      diskKey,
-      model: entry.model ?? last?.reading.model ?? null,
-      serial: slot?.serial ?? entry.serial ?? last?.reading.serial ?? null,
-      slot: slot?.mountpoint ?? null,
-      last: last
-        ? {
-            at: last.at,
-            state: last.reading.state,
-            detail: last.reading.detail,
-            passed: last.reading.passed,
-            temperatureC: last.reading.temperatureC,
-            powerOnHours: last.reading.powerOnHours,
-            counters: smartCounters(last.reading),
-            findings:
-              last.reading.state === 'ok'
-                ? smartFindings(last.reading, th).map((f) => ({
-                    id: f.id,
-                    eventType: f.eventType,
-                    value: f.value,
-                    message: `${f.what} ${f.todo}`,
-                  }))
-                : [],
-          }
-        : null,
-      history,
-    });
-  },
+  handler: async ({ ctx, params, query }) =>
+    ok(await smartReport(smartReportPorts(ctx), params.id, query.limit)),
 });

@@ -3,7 +3,7 @@
  * history the smart watcher keeps, read by GET /disks/:id/smart).
  */
 import type { SmartHistory, SmartHistoryRow, WatcherSettings } from '@appliance/watchers';
-import { DEFAULT_SETTINGS, settingsFromStored } from '@appliance/watchers';
+import { HISTORY_ROWS_PER_DISK, settingsFromJson } from '@appliance/watchers';
 import { and, desc, eq, lt } from 'drizzle-orm';
 import type { AppContext } from '../../context.ts';
 import type { Db } from '../../db/open.ts';
@@ -16,13 +16,7 @@ const readQuery = preparedPerConnection((db) =>
 
 /** The settings in force (read fresh: a PUT or a config import takes effect at the next cycle). */
 export function readWatcherSettings(db: Db): WatcherSettings {
-  const row = readQuery(db).get();
-  if (!row) return structuredClone(DEFAULT_SETTINGS);
-  try {
-    return settingsFromStored(JSON.parse(row.settings));
-  } catch {
-    return structuredClone(DEFAULT_SETTINGS);
-  }
+  return settingsFromJson(readQuery(db).get()?.settings);
 }
 
 /** Replaces the settings (inside the caller's write job). */
@@ -33,9 +27,6 @@ export function writeWatcherSettings(db: Db, settings: WatcherSettings, at: stri
     .onConflictDoUpdate({ target: watcherSettings.id, set: { settings: json, updatedAt: at } })
     .run();
 }
-
-/** Rows kept per disk (at most one a day without a change: years of history). */
-export const HISTORY_ROWS_PER_DISK = 5000;
 
 const toHistory = (r: typeof smartReadings.$inferSelect) => ({
   at: r.at,
