@@ -12,3 +12,6 @@ export * from './disk-lock.ts';
 export * from './schedule.ts';
 export * from './first-use.ts';
 export * from './app-data.ts';
+export * from './audit.ts';
+export * from './event-bus.ts';
+export * from './event-stream.ts';

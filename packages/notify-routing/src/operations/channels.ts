@@ -12,12 +12,13 @@ import {
   channelView,
   planChannelCreate,
   planChannelUpdate,
+  type ChannelWrite,
   type StoredChannel,
 } from '../core/channels.ts';
 import { testMessage } from '../core/message.ts';
 import { TEST_SEND_TIMEOUT_MS } from '../core/retry.ts';
 import type { ChannelSender, SendResult } from '../node/send.ts';
-import type { ChannelDeps, ChannelRecord } from './ports.ts';
+import type { ChannelAudit, ChannelDeps, ChannelRecord } from './ports.ts';
 
 export type Audience = 'admin' | 'viewer';
 
@@ -38,6 +39,29 @@ export function storedChannel(row: ChannelRecord): StoredChannel {
 const view = (row: ChannelRecord, audience: Audience): ChannelView =>
   channelView(storedChannel(row), audience);
 
+/** The audit rows of the channel changes (`write` as asked, the row as written). */
+const audits = {
+  create:
+    (write: ChannelWrite): ChannelAudit =>
+    (row) => ({
+      operation: 'notification_channel.create',
+      target: row.id,
+      details: { name: row.name, type: row.type, enabled: write.enabled, hasSecret: row.hasSecret },
+    }),
+  update:
+    (write: ChannelWrite): ChannelAudit =>
+    (row) => ({
+      operation: 'notification_channel.update',
+      target: row.id,
+      details: { name: row.name, enabled: write.enabled, secret: write.secret.kind },
+    }),
+  delete: ((row) => ({
+    operation: 'notification_channel.delete',
+    target: row.id,
+    details: { name: row.name, type: row.type },
+  })) as ChannelAudit,
+};
+
 async function requireChannel(deps: ChannelDeps, id: string): Promise<ChannelRecord> {
   const row = await deps.store.get(id);
   if (!row) throw channelNotFound(id);
@@ -46,7 +70,7 @@ async function requireChannel(deps: ChannelDeps, id: string): Promise<ChannelRec
 
 export async function createChannel(deps: ChannelDeps, body: ChannelBody, audience: Audience) {
   const write = planChannelCreate(body);
-  const row = await deps.store.insert(write);
+  const row = await deps.store.insert(write, audits.create(write));
   if (!row) throw channelExists(write.name);
   return view(row, audience);
 }
@@ -63,7 +87,8 @@ export async function showChannel(deps: ChannelDeps, id: string, audience: Audie
 export async function updateChannel(deps: ChannelDeps, id: string, body: ChannelBody, audience: Audience) {
   const current = await requireChannel(deps, id);
   const write = planChannelUpdate(storedChannel(current), body);
-  const row = await deps.store.update(id, write, (fresh) => planChannelUpdate(fresh, body));
+  const check = (fresh: StoredChannel) => planChannelUpdate(fresh, body);
+  const row = await deps.store.update(id, write, check, audits.update(write));
   if (row === 'not_found') throw channelNotFound(id);
   if (row === 'name_taken') throw channelExists(write.name);
   return view(row, audience);
@@ -72,7 +97,7 @@ export async function updateChannel(deps: ChannelDeps, id: string, body: Channel
 /** Deletes a channel with its routes and queued deliveries. */
 export async function deleteChannel(deps: ChannelDeps, id: string): Promise<void> {
   await requireChannel(deps, id);
-  if (!(await deps.store.remove(id))) throw channelNotFound(id);
+  if (!(await deps.store.remove(id, audits.delete))) throw channelNotFound(id);
 }
 
 /**
@@ -91,6 +116,13 @@ export async function testChannel(deps: ChannelDeps, send: ChannelSender, id: st
   const result: SendResult = channel
     ? await send(channel, await deps.store.openSecret(row.id), message, TEST_SEND_TIMEOUT_MS)
     : { success: false, error: 'the stored channel configuration is not valid; replace it with PUT' };
-  await deps.store.auditTest(row, result);
+  await deps.store.audit({
+    operation: 'notification_channel.test',
+    target: row.id,
+    outcome: result.success ? 'ok' : 'failed',
+    details: result.success
+      ? { name: row.name, success: true }
+      : { name: row.name, success: false, error: result.error },
+  });
   return result.success ? { success: true } : { success: false, error: result.error };
 }

@@ -4,10 +4,10 @@
  * messages carry, and a clock. The api-server implements them over SQLite; tests pass
  * `createMemoryChannelStore()` (test-support).
  */
+import type { AuditEntry } from '@appliance/common';
 import type { ChannelWrite, StoredChannel } from '../core/channels.ts';
 import type { Severity } from '../core/catalog.ts';
 import type { DeliveryOutcome } from '../core/retry.ts';
-import type { SendResult } from '../node/send.ts';
 
 /** A channel row: its stored configuration as text (a test send reads it defensively). */
 export interface ChannelRecord {
@@ -22,6 +22,9 @@ export interface ChannelRecord {
   updatedAt: string;
 }
 
+/** The audit row a change writes, from the row as written (the operations shape it). */
+export type ChannelAudit = (row: ChannelRecord) => AuditEntry;
+
 /** One store per request: its writes are audited as the request's actor. */
 export interface ChannelStore {
   /** Channels by lowercase name, then id. */
@@ -30,24 +33,27 @@ export interface ChannelStore {
   /** The opened secret of a channel, or null. */
   openSecret(id: string): Promise<string | null>;
   /**
-   * Inserts a channel with a new id and its audit row (`notification_channel.create`); null,
-   * writing nothing, when another channel has the name (ignoring case).
+   * Inserts a channel with a new id and the audit row `audit` makes of it; null, writing nothing,
+   * when another channel has the name (ignoring case).
    */
-  insert(write: ChannelWrite): Promise<ChannelRecord | null>;
+  insert(write: ChannelWrite, audit: ChannelAudit): Promise<ChannelRecord | null>;
   /**
    * In one transaction: re-reads the row (`not_found` when gone), runs `check` on it, refuses a name
-   * taken by another channel (`name_taken`), writes the change and its audit row
-   * (`notification_channel.update`).
+   * taken by another channel (`name_taken`), writes the change and the audit row of the new row.
    */
   update(
     id: string,
     write: ChannelWrite,
     check: (fresh: StoredChannel) => void,
+    audit: ChannelAudit,
   ): Promise<ChannelRecord | 'not_found' | 'name_taken'>;
-  /** Deletes the channel, its routes and queued deliveries with the audit row; false when gone. */
-  remove(id: string): Promise<boolean>;
-  /** The audit row of a test send (`notification_channel.test`). */
-  auditTest(channel: ChannelRecord, result: SendResult): Promise<void>;
+  /**
+   * Deletes the channel, its routes and queued deliveries with the audit row of the deleted row;
+   * false when gone.
+   */
+  remove(id: string, audit: ChannelAudit): Promise<boolean>;
+  /** Writes one audit row (a test send's) in its own write job. */
+  audit(entry: AuditEntry): Promise<void>;
 }
 
 export interface ChannelDeps {
@@ -77,8 +83,8 @@ export interface DueRow {
 export interface DeliveryRows {
   /** `pending` rows due at or before `now`, oldest first, at most `limit`. */
   due(now: string, limit: number): Promise<DueRow[]> | DueRow[];
-  /** Ends these deliveries `failed` with their reason, never tried again. */
-  fail(dropped: { id: number; attempts: number; error: string }[], at: string): Promise<void>;
+  /** Stores these outcomes in one write job. */
+  recordAll(outcomes: { id: number; outcome: DeliveryOutcome }[], at: string): Promise<void>;
   /** Stores the outcome of one attempt. */
   record(id: number, outcome: DeliveryOutcome, at: string): Promise<void>;
   hostName(): string;

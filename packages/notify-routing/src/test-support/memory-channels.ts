@@ -1,12 +1,14 @@
 /** The channel and delivery ports in memory (the api-server implements them over SQLite). */
+import type { AuditEntry } from '@appliance/common';
 import type { ChannelRecord, ChannelStore, DeliveryRows, DueRow } from '../operations/ports.ts';
-import type { SendResult } from '../node/send.ts';
 
 export interface MemoryChannelStore extends ChannelStore {
   /** Opened secrets by channel id. */
   readonly secrets: Map<string, string>;
   /** Audit rows written, in order (`operation target outcome`). */
   readonly audits: string[];
+  /** The same audit rows as written. */
+  readonly auditEntries: AuditEntry[];
   /** Overwrites a row's stored configuration text (a row written by an older version). */
   corrupt(id: string, config: string): void;
 }
@@ -15,6 +17,11 @@ export function createMemoryChannelStore(now = () => '2026-11-28T12:00:00.000Z')
   const rows = new Map<string, ChannelRecord>();
   const secrets = new Map<string, string>();
   const audits: string[] = [];
+  const auditEntries: AuditEntry[] = [];
+  const audit = (entry: AuditEntry) => {
+    auditEntries.push(entry);
+    audits.push(`${entry.operation} ${entry.target} ${entry.outcome ?? 'ok'}`);
+  };
   let n = 0;
   const taken = (name: string, except: string | null) =>
     [...rows.values()].some((r) => r.name.toLowerCase() === name.toLowerCase() && r.id !== except);
@@ -26,6 +33,7 @@ export function createMemoryChannelStore(now = () => '2026-11-28T12:00:00.000Z')
   return {
     secrets,
     audits,
+    auditEntries,
     corrupt(id, config) {
       const r = rows.get(id);
       if (r) r.config = config;
@@ -45,7 +53,7 @@ export function createMemoryChannelStore(now = () => '2026-11-28T12:00:00.000Z')
     async openSecret(id) {
       return secrets.get(id) ?? null;
     },
-    async insert(write) {
+    async insert(write, auditOf) {
       if (taken(write.name, null)) return null;
       n += 1;
       const id = `channel-${n}`;
@@ -62,10 +70,10 @@ export function createMemoryChannelStore(now = () => '2026-11-28T12:00:00.000Z')
       };
       if (write.secret.kind === 'set') secrets.set(id, write.secret.value);
       rows.set(id, row);
-      audits.push(`notification_channel.create ${id} ok`);
+      audit(auditOf(row));
       return { ...row };
     },
-    async update(id, write, check) {
+    async update(id, write, check, auditOf) {
       const fresh = rows.get(id);
       if (!fresh) return 'not_found';
       check(stored(fresh));
@@ -79,30 +87,35 @@ export function createMemoryChannelStore(now = () => '2026-11-28T12:00:00.000Z')
         hasSecret: secrets.has(id),
         updatedAt: now(),
       });
-      audits.push(`notification_channel.update ${id} ok`);
+      audit(auditOf(fresh));
       return { ...fresh };
     },
-    async remove(id) {
-      if (!rows.delete(id)) return false;
+    async remove(id, auditOf) {
+      const row = rows.get(id);
+      if (!row) return false;
+      rows.delete(id);
       secrets.delete(id);
-      audits.push(`notification_channel.delete ${id} ok`);
+      audit(auditOf(row));
       return true;
     },
-    async auditTest(row, result: SendResult) {
-      audits.push(`notification_channel.test ${row.id} ${result.success ? 'ok' : 'failed'}`);
+    async audit(entry) {
+      audit(entry);
     },
   };
 }
 
 /** A delivery queue in memory: the due rows given, and what the queue decided for each. */
 export function memoryDeliveryRows(due: DueRow[], host = 'nas') {
-  const failed: { id: number; error: string; at: string }[] = [];
+  const failed: { id: number; error: string | null; at: string }[] = [];
   const recorded: { id: number; status: string; at: string }[] = [];
   const rows: DeliveryRows = {
     hostName: () => host,
     due: (_now, limit) => due.slice(0, limit),
-    async fail(dropped, at) {
-      for (const d of dropped) failed.push({ id: d.id, error: d.error, at });
+    async recordAll(outcomes, at) {
+      for (const { id, outcome } of outcomes) {
+        if (outcome.status === 'failed') failed.push({ id, error: outcome.lastError, at });
+        else recorded.push({ id, status: outcome.status, at });
+      }
     },
     async record(id, outcome, at) {
       recorded.push({ id, status: outcome.status, at });

@@ -1,3 +1,4 @@
+import { auditPruneCutoff } from '@appliance/common';
 import * as v from 'valibot';
 import { defineRoute, ok } from '../../http/route.ts';
 import { PageQuery } from '../../http/schemas.ts';
@@ -20,9 +21,7 @@ export const auditFeature: Feature = {
   name: 'audit',
   start: (ctx) => {
     const prune = () =>
-      ctx.writes
-        .run((db) => ctx.audit.prune(db, new Date(ctx.clock.now().getTime() - 365 * DAY)))
-        .catch(() => undefined);
+      ctx.writes.run((db) => ctx.audit.prune(db, auditPruneCutoff(ctx.clock.now()))).catch(() => undefined);
     void prune();
     const timer = setInterval(prune, DAY);
     timer.unref();
@@ -42,11 +41,7 @@ export const auditFeature: Feature = {
           schema: v.object({ entries: v.array(EntrySchema), nextBefore: v.nullable(v.number()) }),
         },
       },
-      handler: ({ ctx, query }) => {
-        const entries = ctx.audit.list(ctx.db, query.limit, query.before ?? null);
-        const last = entries.at(-1);
-        return ok({ entries, nextBefore: entries.length === query.limit && last ? last.id : null });
-      },
+      handler: ({ ctx, query }) => ok(ctx.audit.page(ctx.db, query.limit, query.before ?? null)),
     }),
   ],
 };

@@ -3,20 +3,21 @@
  * channel row helpers. Everything here runs on the handle it is given: `ctx.db` for reads, the write
  * job's handle inside `ctx.writes.run`.
  */
-import type {
-  AlertDraft,
-  ChannelRecord,
-  ChannelStore,
-  ChannelType,
-  ChannelWrite,
-  DeliveryRows,
-  EventType,
-  RaiseStore,
-  RouteRow,
-  RoutingStore,
-  Severity,
-  SeverityOverrideRow,
-  StoredChannel,
+import {
+  type AlertDraft,
+  type AlertRows,
+  type ChannelRecord,
+  type ChannelStore,
+  type ChannelWrite,
+  type DeliveryOutcome,
+  type DeliveryRows,
+  type EventType,
+  type RaiseStore,
+  type RouteRow,
+  type RoutingStore,
+  type Severity,
+  type SeverityOverrideRow,
+  storedChannel,
 } from '@appliance/notify-routing';
 import { and, asc, desc, eq, lt, sql } from 'drizzle-orm';
 import type { AppContext } from '../../context.ts';
@@ -128,19 +129,6 @@ export function raiseStore(db: Db): RaiseStore {
 // ── channels ───────────────────────────────────────────────────────────────────────────────────
 export type ChannelRow = typeof notifyChannels.$inferSelect;
 
-export function toStoredChannel(row: ChannelRow): StoredChannel {
-  return {
-    id: row.id,
-    name: row.name,
-    type: row.type as ChannelType,
-    enabled: row.enabled === 1,
-    config: JSON.parse(row.config) as Record<string, unknown>,
-    hasSecret: row.secret !== null,
-    createdAt: row.createdAt,
-    updatedAt: row.updatedAt,
-  };
-}
-
 export function findChannel(db: Db, id: string): ChannelRow | undefined {
   return db.select().from(notifyChannels).where(eq(notifyChannels.id, id)).get();
 }
@@ -164,40 +152,25 @@ export function nameTaken(db: Db, name: string, exceptId: string | null): boolea
 }
 
 // ── alerts ─────────────────────────────────────────────────────────────────────────────────────
-export function listAlerts(db: Db, limit: number, before: number | null) {
-  const q = db
-    .select({
-      id: notifyAlerts.id,
-      eventType: notifyAlerts.eventType,
-      severity: notifyAlerts.severity,
-      title: notifyAlerts.title,
-      message: notifyAlerts.message,
-      occurredAt: notifyAlerts.occurredAt,
-    })
-    .from(notifyAlerts);
-  const rows = (before === null ? q : q.where(lt(notifyAlerts.id, before)))
-    .orderBy(desc(notifyAlerts.id))
-    .limit(limit)
-    .all();
-  return { alerts: rows, nextBefore: rows.length === limit ? rows[rows.length - 1]!.id : null };
-}
-
-// ── delivery queue ─────────────────────────────────────────────────────────────────────────────
-export function dueDeliveryRows(db: Db, nowIso: string, limit: number) {
-  return db
-    .select({
-      id: notifyDeliveries.id,
-      attempts: notifyDeliveries.attempts,
-      channel: notifyChannels,
-      alert: notifyAlerts,
-    })
-    .from(notifyDeliveries)
-    .innerJoin(notifyChannels, eq(notifyChannels.id, notifyDeliveries.channelId))
-    .innerJoin(notifyAlerts, eq(notifyAlerts.id, notifyDeliveries.alertId))
-    .where(and(eq(notifyDeliveries.status, 'pending'), sql`${notifyDeliveries.nextAttemptAt} <= ${nowIso}`))
-    .orderBy(asc(notifyDeliveries.nextAttemptAt), asc(notifyDeliveries.id))
-    .limit(limit)
-    .all();
+export function alertRows(db: Db): AlertRows {
+  return {
+    page(limit, before) {
+      const q = db
+        .select({
+          id: notifyAlerts.id,
+          eventType: notifyAlerts.eventType,
+          severity: notifyAlerts.severity,
+          title: notifyAlerts.title,
+          message: notifyAlerts.message,
+          occurredAt: notifyAlerts.occurredAt,
+        })
+        .from(notifyAlerts);
+      return (before === null ? q : q.where(lt(notifyAlerts.id, before)))
+        .orderBy(desc(notifyAlerts.id))
+        .limit(limit)
+        .all();
+    },
+  };
 }
 
 // ── the package's ports ────────────────────────────────────────────────────────────────────────
@@ -241,7 +214,7 @@ export function createChannelStore(ctx: AppContext, actor: Actor | null): Channe
       const row = findChannel(ctx.db, id);
       return row?.secret ? ctx.sealer.unsealText(row.secret) : null;
     },
-    async insert(write) {
+    async insert(write, audit) {
       const secret = sealedSecret(ctx, write) ?? null;
       const now = ctx.clock.now().toISOString();
       const row = await ctx.writes.run((db) => {
@@ -258,27 +231,18 @@ export function createChannelStore(ctx: AppContext, actor: Actor | null): Channe
           })
           .returning()
           .get();
-        ctx.audit.record(db, actor, {
-          operation: 'notification_channel.create',
-          target: inserted.id,
-          details: {
-            name: inserted.name,
-            type: inserted.type,
-            enabled: write.enabled,
-            hasSecret: secret !== null,
-          },
-        });
+        ctx.audit.record(db, actor, audit(toRecord(inserted)));
         return inserted;
       });
       return row ? toRecord(row) : null;
     },
-    async update(id, write, check) {
+    async update(id, write, check, audit) {
       const secret = sealedSecret(ctx, write);
       const now = ctx.clock.now().toISOString();
       const row = await ctx.writes.run((db) => {
         const fresh = findChannel(db, id);
         if (!fresh) return 'not_found' as const;
-        check(toStoredChannel(fresh));
+        check(storedChannel(toRecord(fresh)));
         if (nameTaken(db, write.name, id)) return 'name_taken' as const;
         const updated = db
           .update(notifyChannels)
@@ -286,42 +250,34 @@ export function createChannelStore(ctx: AppContext, actor: Actor | null): Channe
           .where(eq(notifyChannels.id, id))
           .returning()
           .get()!;
-        ctx.audit.record(db, actor, {
-          operation: 'notification_channel.update',
-          target: updated.id,
-          details: { name: updated.name, enabled: write.enabled, secret: write.secret.kind },
-        });
+        ctx.audit.record(db, actor, audit(toRecord(updated)));
         return updated;
       });
       return typeof row === 'string' ? row : toRecord(row);
     },
-    remove: (id) =>
+    remove: (id, audit) =>
       ctx.writes.run((db) => {
         const fresh = findChannel(db, id);
         if (!fresh) return false;
         db.delete(notifyRoutes).where(eq(notifyRoutes.channelId, id)).run();
         db.delete(notifyDeliveries).where(eq(notifyDeliveries.channelId, id)).run();
         db.delete(notifyChannels).where(eq(notifyChannels.id, id)).run();
-        ctx.audit.record(db, actor, {
-          operation: 'notification_channel.delete',
-          target: id,
-          details: { name: fresh.name, type: fresh.type },
-        });
+        ctx.audit.record(db, actor, audit(toRecord(fresh)));
         return true;
       }),
-    async auditTest(row, result) {
-      await ctx.writes.run((db) =>
-        ctx.audit.record(db, actor, {
-          operation: 'notification_channel.test',
-          target: row.id,
-          outcome: result.success ? 'ok' : 'failed',
-          details: result.success
-            ? { name: row.name, success: true }
-            : { name: row.name, success: false, error: result.error },
-        }),
-      );
+    async audit(entry) {
+      await ctx.writes.run((db) => ctx.audit.record(db, actor, entry));
     },
   };
+}
+
+/** One attempt's outcome on its `notify_deliveries` row. */
+function writeOutcome(db: Db, id: number, outcome: DeliveryOutcome, at: string) {
+  const { status, attempts, nextAttemptAt, lastError } = outcome;
+  db.update(notifyDeliveries)
+    .set({ status, attempts, nextAttemptAt, lastError, updatedAt: at })
+    .where(eq(notifyDeliveries.id, id))
+    .run();
 }
 
 /** The `notify_deliveries` queue as the delivery worker's rows (secrets opened on demand). */
@@ -329,37 +285,31 @@ export function deliveryRows(ctx: AppContext): DeliveryRows {
   return {
     hostName: () => hostName(ctx),
     due: (now, limit) =>
-      dueDeliveryRows(ctx.db, now, limit).map((row) => ({
-        id: row.id,
-        attempts: row.attempts,
-        channel: { enabled: row.channel.enabled === 1, type: row.channel.type, config: row.channel.config },
-        openSecret: () => (row.channel.secret ? ctx.sealer.unsealText(row.channel.secret) : null),
-        alert: row.alert,
-      })),
-    async fail(dropped, at) {
-      await ctx.writes.run((db) => {
-        for (const d of dropped) {
-          db.update(notifyDeliveries)
-            .set({ status: 'failed', nextAttemptAt: null, lastError: d.error, updatedAt: at })
-            .where(eq(notifyDeliveries.id, d.id))
-            .run();
-        }
-      });
-    },
-    async record(id, outcome, at) {
-      await ctx.writes.run((db) =>
-        db
-          .update(notifyDeliveries)
-          .set({
-            status: outcome.status,
-            attempts: outcome.attempts,
-            nextAttemptAt: outcome.nextAttemptAt,
-            lastError: outcome.lastError,
-            updatedAt: at,
-          })
-          .where(eq(notifyDeliveries.id, id))
-          .run(),
-      );
-    },
+      ctx.db
+        .select({
+          id: notifyDeliveries.id,
+          attempts: notifyDeliveries.attempts,
+          channel: notifyChannels,
+          alert: notifyAlerts,
+        })
+        .from(notifyDeliveries)
+        .innerJoin(notifyChannels, eq(notifyChannels.id, notifyDeliveries.channelId))
+        .innerJoin(notifyAlerts, eq(notifyAlerts.id, notifyDeliveries.alertId))
+        .where(and(eq(notifyDeliveries.status, 'pending'), sql`${notifyDeliveries.nextAttemptAt} <= ${now}`))
+        .orderBy(asc(notifyDeliveries.nextAttemptAt), asc(notifyDeliveries.id))
+        .limit(limit)
+        .all()
+        .map((row) => ({
+          id: row.id,
+          attempts: row.attempts,
+          channel: { enabled: row.channel.enabled === 1, type: row.channel.type, config: row.channel.config },
+          openSecret: () => (row.channel.secret ? ctx.sealer.unsealText(row.channel.secret) : null),
+          alert: row.alert,
+        })),
+    recordAll: (outcomes, at) =>
+      ctx.writes.run((db) => {
+        for (const d of outcomes) writeOutcome(db, d.id, d.outcome, at);
+      }),
+    record: (id, outcome, at) => ctx.writes.run((db) => writeOutcome(db, id, outcome, at)),
   };
 }
