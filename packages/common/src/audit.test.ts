@@ -1,5 +1,12 @@
-import { describe, expect, it } from 'vitest';
-import { type Actor, AuditLog, type AuditRows, auditPruneCutoff, type StoredAuditRow } from './audit.ts';
+import { describe, expect, it, vi } from 'vitest';
+import {
+  type Actor,
+  AuditLog,
+  type AuditRows,
+  auditPruneCutoff,
+  type StoredAuditRow,
+  scheduleAuditPrune,
+} from './audit.ts';
 
 /** The audit rows in memory, with rowid-like ids (largest + 1). */
 function memoryRows(): AuditRows<null> & { rows: StoredAuditRow[] } {
@@ -72,5 +79,30 @@ describe('AuditLog', () => {
 
   it('keeps a year: the cutoff is 365 days before now', () => {
     expect(auditPruneCutoff(new Date('2027-01-01T00:00:00Z')).toISOString()).toBe('2026-01-01T00:00:00.000Z');
+  });
+});
+
+describe('scheduleAuditPrune', () => {
+  it('prunes at once and every day with the cutoff of that day; a failure waits for the next; stop ends it', async () => {
+    vi.useFakeTimers({ now: new Date('2027-01-01T00:00:00Z') });
+    try {
+      const cutoffs: string[] = [];
+      let fail = true;
+      const stop = scheduleAuditPrune(
+        async (olderThan) => {
+          cutoffs.push(olderThan.toISOString().slice(0, 10));
+          if (fail) throw new Error('database is locked');
+        },
+        { now: () => new Date() },
+      );
+      await vi.advanceTimersByTimeAsync(0);
+      fail = false;
+      await vi.advanceTimersByTimeAsync(24 * 3600 * 1000);
+      stop();
+      await vi.advanceTimersByTimeAsync(3 * 24 * 3600 * 1000);
+      expect(cutoffs).toEqual(['2026-01-01', '2026-01-02']);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

@@ -4,6 +4,8 @@
  * the caller's write job (same transaction as the change).
  */
 
+import type { Clock } from './clock.ts';
+
 /** Who asked: the Unix socket (`local`), an account, or nobody (`system`, a job or a watcher). */
 export interface Actor {
   /** `local` for the Unix socket, else the account. */
@@ -114,4 +116,16 @@ export class AuditLog<Db> {
     const newest = this.rows.newestId(db);
     return newest === null ? 0 : this.rows.deleteOlder(db, olderThan.toISOString(), newest);
   }
+}
+
+/**
+ * The retention schedule: prunes at once and every day after, rows older than the retention
+ * period; a failed prune is left for the next day. Returns the function that stops it.
+ */
+export function scheduleAuditPrune(prune: (olderThan: Date) => Promise<unknown>, clock: Clock): () => void {
+  const run = () => prune(auditPruneCutoff(clock.now())).catch(() => undefined);
+  void run();
+  const timer = setInterval(run, DAY_MS);
+  timer.unref();
+  return () => clearInterval(timer);
 }

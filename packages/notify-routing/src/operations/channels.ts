@@ -1,6 +1,7 @@
 /**
  * Notification channels (08 §7): create, read, replace, delete, and a real test send. The secret is
- * write-only (viewers see only the common fields); every change is audited by the store.
+ * write-only (viewers see only the common fields); every change writes its audit row in the same
+ * transaction.
  */
 import type { ChannelBody, ChannelConfig } from '../core/channel-config.ts';
 import { parseStoredConfig } from '../core/channel-config.ts';
@@ -12,13 +13,12 @@ import {
   channelView,
   planChannelCreate,
   planChannelUpdate,
-  type ChannelWrite,
   type StoredChannel,
 } from '../core/channels.ts';
 import { testMessage } from '../core/message.ts';
 import { TEST_SEND_TIMEOUT_MS } from '../core/retry.ts';
 import type { ChannelSender, SendResult } from '../node/send.ts';
-import type { ChannelAudit, ChannelDeps, ChannelRecord } from './ports.ts';
+import type { ChannelDeps, ChannelRecord } from './ports.ts';
 
 export type Audience = 'admin' | 'viewer';
 
@@ -39,39 +39,25 @@ export function storedChannel(row: ChannelRecord): StoredChannel {
 const view = (row: ChannelRecord, audience: Audience): ChannelView =>
   channelView(storedChannel(row), audience);
 
-/** The audit rows of the channel changes (`write` as asked, the row as written). */
-const audits = {
-  create:
-    (write: ChannelWrite): ChannelAudit =>
-    (row) => ({
-      operation: 'notification_channel.create',
-      target: row.id,
-      details: { name: row.name, type: row.type, enabled: write.enabled, hasSecret: row.hasSecret },
-    }),
-  update:
-    (write: ChannelWrite): ChannelAudit =>
-    (row) => ({
-      operation: 'notification_channel.update',
-      target: row.id,
-      details: { name: row.name, enabled: write.enabled, secret: write.secret.kind },
-    }),
-  delete: ((row) => ({
-    operation: 'notification_channel.delete',
-    target: row.id,
-    details: { name: row.name, type: row.type },
-  })) as ChannelAudit,
-};
-
 async function requireChannel(deps: ChannelDeps, id: string): Promise<ChannelRecord> {
   const row = await deps.store.get(id);
   if (!row) throw channelNotFound(id);
   return row;
 }
 
+/** Creates a channel with its audit row; a name another channel has (ignoring case) is refused. */
 export async function createChannel(deps: ChannelDeps, body: ChannelBody, audience: Audience) {
   const write = planChannelCreate(body);
-  const row = await deps.store.insert(write, audits.create(write));
-  if (!row) throw channelExists(write.name);
+  const row = await deps.store.write((tx) => {
+    if (tx.nameTaken(write.name, null)) throw channelExists(write.name);
+    const row = tx.insert(write);
+    tx.audit({
+      operation: 'notification_channel.create',
+      target: row.id,
+      details: { name: row.name, type: row.type, enabled: write.enabled, hasSecret: row.hasSecret },
+    });
+    return row;
+  }, write.secret);
   return view(row, audience);
 }
 
@@ -83,21 +69,41 @@ export async function showChannel(deps: ChannelDeps, id: string, audience: Audie
   return view(await requireChannel(deps, id), audience);
 }
 
-/** Replaces a channel: its type is fixed; a secret omitted keeps, null clears, a string replaces. */
+/**
+ * Replaces a channel: its type is fixed; a secret omitted keeps, null clears, a string replaces.
+ * The row is read again inside the write job and checked there, with the name, before the write.
+ */
 export async function updateChannel(deps: ChannelDeps, id: string, body: ChannelBody, audience: Audience) {
-  const current = await requireChannel(deps, id);
-  const write = planChannelUpdate(storedChannel(current), body);
-  const check = (fresh: StoredChannel) => planChannelUpdate(fresh, body);
-  const row = await deps.store.update(id, write, check, audits.update(write));
-  if (row === 'not_found') throw channelNotFound(id);
-  if (row === 'name_taken') throw channelExists(write.name);
+  const write = planChannelUpdate(storedChannel(await requireChannel(deps, id)), body);
+  const row = await deps.store.write((tx) => {
+    const fresh = tx.get(id);
+    if (!fresh) throw channelNotFound(id);
+    planChannelUpdate(storedChannel(fresh), body);
+    if (tx.nameTaken(write.name, id)) throw channelExists(write.name);
+    const row = tx.update(id, write);
+    tx.audit({
+      operation: 'notification_channel.update',
+      target: row.id,
+      details: { name: row.name, enabled: write.enabled, secret: write.secret.kind },
+    });
+    return row;
+  }, write.secret);
   return view(row, audience);
 }
 
 /** Deletes a channel with its routes and queued deliveries. */
 export async function deleteChannel(deps: ChannelDeps, id: string): Promise<void> {
   await requireChannel(deps, id);
-  if (!(await deps.store.remove(id, audits.delete))) throw channelNotFound(id);
+  await deps.store.write((tx) => {
+    const fresh = tx.get(id);
+    if (!fresh) throw channelNotFound(id);
+    tx.remove(id);
+    tx.audit({
+      operation: 'notification_channel.delete',
+      target: id,
+      details: { name: fresh.name, type: fresh.type },
+    });
+  });
 }
 
 /**
@@ -116,13 +122,15 @@ export async function testChannel(deps: ChannelDeps, send: ChannelSender, id: st
   const result: SendResult = channel
     ? await send(channel, await deps.store.openSecret(row.id), message, TEST_SEND_TIMEOUT_MS)
     : { success: false, error: 'the stored channel configuration is not valid; replace it with PUT' };
-  await deps.store.audit({
-    operation: 'notification_channel.test',
-    target: row.id,
-    outcome: result.success ? 'ok' : 'failed',
-    details: result.success
-      ? { name: row.name, success: true }
-      : { name: row.name, success: false, error: result.error },
-  });
+  await deps.store.write((tx) =>
+    tx.audit({
+      operation: 'notification_channel.test',
+      target: row.id,
+      outcome: result.success ? 'ok' : 'failed',
+      details: result.success
+        ? { name: row.name, success: true }
+        : { name: row.name, success: false, error: result.error },
+    }),
+  );
   return result.success ? { success: true } : { success: false, error: result.error };
 }

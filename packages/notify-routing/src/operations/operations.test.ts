@@ -104,6 +104,18 @@ describe('channel operations', () => {
     ]);
   });
 
+  it('a refused update (a name another channel has) writes nothing: no row change, no audit row', async () => {
+    const { store, deps } = setup();
+    const one = await createChannel(deps, hook('one', 'tok'), 'admin');
+    await createChannel(deps, hook('two'), 'admin');
+    expect((await refusal(updateChannel(deps, one.id, hook('TWO', null), 'admin'))).code).toBe(
+      'notification_channel_exists',
+    );
+    expect(await showChannel(deps, one.id, 'admin')).toMatchObject({ name: 'one', hasSecret: true });
+    expect(store.secrets.get(one.id)).toBe('tok');
+    expect(store.audits).toHaveLength(2);
+  });
+
   it('a test send reports the endpoint’s answer and audits it; an unreadable stored config is a failed send', async () => {
     const { store, deps } = setup();
     const c = await createChannel(deps, hook('one', 'tok'), 'admin');

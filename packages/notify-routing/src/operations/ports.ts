@@ -5,7 +5,7 @@
  * `createMemoryChannelStore()` (test-support).
  */
 import type { AuditEntry } from '@appliance/common';
-import type { ChannelWrite, StoredChannel } from '../core/channels.ts';
+import type { ChannelWrite, SecretChange } from '../core/channels.ts';
 import type { Severity } from '../core/catalog.ts';
 import type { DeliveryOutcome } from '../core/retry.ts';
 
@@ -22,8 +22,23 @@ export interface ChannelRecord {
   updatedAt: string;
 }
 
-/** The audit row a change writes, from the row as written (the operations shape it). */
-export type ChannelAudit = (row: ChannelRecord) => AuditEntry;
+/**
+ * The channel rows inside one write job of the host: synchronous, one transaction (a throw rolls
+ * it back). `insert` and `update` store the secret the job was opened with.
+ */
+export interface ChannelTx {
+  get(id: string): ChannelRecord | null;
+  /** Whether a channel other than `exceptId` has this name, ignoring case. */
+  nameTaken(name: string, exceptId: string | null): boolean;
+  /** Inserts a channel with a new id. */
+  insert(write: ChannelWrite): ChannelRecord;
+  /** Replaces the row's fields (the secret only when the job's change is not `keep`). */
+  update(id: string, write: ChannelWrite): ChannelRecord;
+  /** Deletes the channel with its routes and queued deliveries. */
+  remove(id: string): void;
+  /** An audit row of the request's actor, in the same transaction. */
+  audit(entry: AuditEntry): void;
+}
 
 /** One store per request: its writes are audited as the request's actor. */
 export interface ChannelStore {
@@ -33,27 +48,10 @@ export interface ChannelStore {
   /** The opened secret of a channel, or null. */
   openSecret(id: string): Promise<string | null>;
   /**
-   * Inserts a channel with a new id and the audit row `audit` makes of it; null, writing nothing,
-   * when another channel has the name (ignoring case).
+   * Runs `job` as one write job. A secret to set is sealed before the job (CPU only, outside the
+   * writer); `clear` stores none; `keep` (the default) leaves the stored one.
    */
-  insert(write: ChannelWrite, audit: ChannelAudit): Promise<ChannelRecord | null>;
-  /**
-   * In one transaction: re-reads the row (`not_found` when gone), runs `check` on it, refuses a name
-   * taken by another channel (`name_taken`), writes the change and the audit row of the new row.
-   */
-  update(
-    id: string,
-    write: ChannelWrite,
-    check: (fresh: StoredChannel) => void,
-    audit: ChannelAudit,
-  ): Promise<ChannelRecord | 'not_found' | 'name_taken'>;
-  /**
-   * Deletes the channel, its routes and queued deliveries with the audit row of the deleted row;
-   * false when gone.
-   */
-  remove(id: string, audit: ChannelAudit): Promise<boolean>;
-  /** Writes one audit row (a test send's) in its own write job. */
-  audit(entry: AuditEntry): Promise<void>;
+  write<T>(job: (tx: ChannelTx) => T, secret?: SecretChange): Promise<T>;
 }
 
 export interface ChannelDeps {

@@ -128,7 +128,7 @@ describe('createRaiser', () => {
         { id: C1, enabled: false },
       ],
       insertAlert: (a) => alerts.push(a),
-      insertDeliveries: (_id, ids) => void deliveries.push([...ids]),
+      insertDeliveries: (rows) => void deliveries.push(rows.map((r) => r.channelId)),
     };
     const raiser = createRaiser<string>({
       write: async (job) => {

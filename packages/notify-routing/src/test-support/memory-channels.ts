@@ -1,6 +1,6 @@
 /** The channel and delivery ports in memory (the api-server implements them over SQLite). */
 import type { AuditEntry } from '@appliance/common';
-import type { ChannelRecord, ChannelStore, DeliveryRows, DueRow } from '../operations/ports.ts';
+import type { ChannelRecord, ChannelStore, ChannelTx, DeliveryRows, DueRow } from '../operations/ports.ts';
 
 export interface MemoryChannelStore extends ChannelStore {
   /** Opened secrets by channel id. */
@@ -14,22 +14,12 @@ export interface MemoryChannelStore extends ChannelStore {
 }
 
 export function createMemoryChannelStore(now = () => '2026-11-28T12:00:00.000Z'): MemoryChannelStore {
-  const rows = new Map<string, ChannelRecord>();
+  let rows = new Map<string, ChannelRecord>();
   const secrets = new Map<string, string>();
   const audits: string[] = [];
   const auditEntries: AuditEntry[] = [];
-  const audit = (entry: AuditEntry) => {
-    auditEntries.push(entry);
-    audits.push(`${entry.operation} ${entry.target} ${entry.outcome ?? 'ok'}`);
-  };
   let n = 0;
-  const taken = (name: string, except: string | null) =>
-    [...rows.values()].some((r) => r.name.toLowerCase() === name.toLowerCase() && r.id !== except);
-  const stored = (r: ChannelRecord) => ({
-    ...r,
-    type: r.type as never,
-    config: JSON.parse(r.config) as Record<string, unknown>,
-  });
+  const copy = (r: ChannelRecord | undefined) => (r ? { ...r } : null);
   return {
     secrets,
     audits,
@@ -48,58 +38,71 @@ export function createMemoryChannelStore(now = () => '2026-11-28T12:00:00.000Z')
       );
     },
     async get(id) {
-      return rows.get(id) ?? null;
+      return copy(rows.get(id));
     },
     async openSecret(id) {
       return secrets.get(id) ?? null;
     },
-    async insert(write, auditOf) {
-      if (taken(write.name, null)) return null;
-      n += 1;
-      const id = `channel-${n}`;
-      const at = now();
-      const row: ChannelRecord = {
-        id,
-        name: write.name,
-        type: write.channel.type,
-        enabled: write.enabled,
-        config: JSON.stringify(write.channel.config),
-        hasSecret: write.secret.kind === 'set',
-        createdAt: at,
-        updatedAt: at,
+    /** One transaction: a throw restores the rows, secrets and audit rows as they were. */
+    async write(job, secret = { kind: 'keep' }) {
+      const before = { rows: new Map([...rows].map(([k, r]) => [k, { ...r }])), secrets: new Map(secrets) };
+      const auditsBefore = audits.length;
+      const storeSecret = (id: string) => {
+        if (secret.kind === 'set') secrets.set(id, secret.value);
+        if (secret.kind === 'clear') secrets.delete(id);
       };
-      if (write.secret.kind === 'set') secrets.set(id, write.secret.value);
-      rows.set(id, row);
-      audit(auditOf(row));
-      return { ...row };
-    },
-    async update(id, write, check, auditOf) {
-      const fresh = rows.get(id);
-      if (!fresh) return 'not_found';
-      check(stored(fresh));
-      if (taken(write.name, id)) return 'name_taken';
-      if (write.secret.kind === 'set') secrets.set(id, write.secret.value);
-      if (write.secret.kind === 'clear') secrets.delete(id);
-      Object.assign(fresh, {
-        name: write.name,
-        enabled: write.enabled,
-        config: JSON.stringify(write.channel.config),
-        hasSecret: secrets.has(id),
-        updatedAt: now(),
-      });
-      audit(auditOf(fresh));
-      return { ...fresh };
-    },
-    async remove(id, auditOf) {
-      const row = rows.get(id);
-      if (!row) return false;
-      rows.delete(id);
-      secrets.delete(id);
-      audit(auditOf(row));
-      return true;
-    },
-    async audit(entry) {
-      audit(entry);
+      const tx: ChannelTx = {
+        get: (id) => copy(rows.get(id)),
+        nameTaken: (name, except) =>
+          [...rows.values()].some((r) => r.name.toLowerCase() === name.toLowerCase() && r.id !== except),
+        insert(write) {
+          n += 1;
+          const id = `channel-${n}`;
+          storeSecret(id);
+          const row: ChannelRecord = {
+            id,
+            name: write.name,
+            type: write.channel.type,
+            enabled: write.enabled,
+            config: JSON.stringify(write.channel.config),
+            hasSecret: secrets.has(id),
+            createdAt: now(),
+            updatedAt: now(),
+          };
+          rows.set(id, row);
+          return { ...row };
+        },
+        update(id, write) {
+          storeSecret(id);
+          const row = rows.get(id)!;
+          Object.assign(row, {
+            name: write.name,
+            enabled: write.enabled,
+            config: JSON.stringify(write.channel.config),
+            hasSecret: secrets.has(id),
+            updatedAt: now(),
+          });
+          return { ...row };
+        },
+        remove(id) {
+          rows.delete(id);
+          secrets.delete(id);
+        },
+        audit(entry) {
+          auditEntries.push(entry);
+          audits.push(`${entry.operation} ${entry.target} ${entry.outcome ?? 'ok'}`);
+        },
+      };
+      try {
+        return job(tx);
+      } catch (error) {
+        rows = before.rows;
+        secrets.clear();
+        for (const [k, v] of before.secrets) secrets.set(k, v);
+        audits.splice(auditsBefore);
+        auditEntries.splice(auditsBefore);
+        throw error;
+      }
     },
   };
 }

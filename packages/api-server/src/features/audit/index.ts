@@ -1,10 +1,8 @@
-import { auditPruneCutoff } from '@appliance/common';
+import { scheduleAuditPrune } from '@appliance/common';
 import * as v from 'valibot';
 import { defineRoute, ok } from '../../http/route.ts';
 import { PageQuery } from '../../http/schemas.ts';
 import type { Feature } from '../feature.ts';
-
-const DAY = 24 * 3600 * 1000;
 
 const EntrySchema = v.object({
   id: v.number(),
@@ -19,14 +17,8 @@ const EntrySchema = v.object({
 
 export const auditFeature: Feature = {
   name: 'audit',
-  start: (ctx) => {
-    const prune = () =>
-      ctx.writes.run((db) => ctx.audit.prune(db, auditPruneCutoff(ctx.clock.now()))).catch(() => undefined);
-    void prune();
-    const timer = setInterval(prune, DAY);
-    timer.unref();
-    return () => clearInterval(timer);
-  },
+  start: (ctx) =>
+    scheduleAuditPrune((olderThan) => ctx.writes.run((db) => ctx.audit.prune(db, olderThan)), ctx.clock),
   routes: [
     defineRoute({
       method: 'GET',

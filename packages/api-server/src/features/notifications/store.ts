@@ -3,34 +3,26 @@
  * channel row helpers. Everything here runs on the handle it is given: `ctx.db` for reads, the write
  * job's handle inside `ctx.writes.run`.
  */
-import {
-  type AlertDraft,
-  type AlertRows,
-  type ChannelRecord,
-  type ChannelStore,
-  type ChannelWrite,
-  type DeliveryOutcome,
-  type DeliveryRows,
-  type EventType,
-  type RaiseStore,
-  type RouteRow,
-  type RoutingStore,
-  type Severity,
-  type SeverityOverrideRow,
-  storedChannel,
+import type {
+  AlertDraft,
+  AlertRows,
+  ChannelRecord,
+  ChannelStore,
+  ChannelWrite,
+  DeliveryOutcome,
+  DeliveryRows,
+  EventType,
+  RaiseStore,
+  RouteRow,
+  RoutingStore,
+  Severity,
+  SeverityOverrideRow,
 } from '@appliance/notify-routing';
 import { and, asc, desc, eq, lt, sql } from 'drizzle-orm';
 import type { AppContext } from '../../context.ts';
 import type { Db } from '../../db/open.ts';
 import { preparedPerConnection } from '../../db/prepared.ts';
-import {
-  notifyAlerts,
-  notifyChannels,
-  notifyDeliveries,
-  notifyEventSeverity,
-  notifyRoutes,
-  settings,
-} from '../../db/schema.ts';
+import { notifyAlerts, notifyChannels, notifyDeliveries, notifyRoutes, settings } from '../../db/schema.ts';
 import type { Actor } from '../../services/audit.ts';
 
 /**
@@ -93,11 +85,7 @@ export function routingStore(db: Db): RoutingStore {
 export function raiseStore(db: Db): RaiseStore {
   return {
     severityOverride: (eventType: EventType): Severity | null =>
-      db
-        .select({ severity: notifyEventSeverity.severity })
-        .from(notifyEventSeverity)
-        .where(eq(notifyEventSeverity.eventType, eventType))
-        .get()?.severity ?? null,
+      (routingStatements(db).overridesOf.get(eventType) as SeverityOverrideRow | undefined)?.severity ?? null,
     routedChannels: (eventType) =>
       db
         .select({ id: notifyChannels.id, enabled: notifyChannels.enabled })
@@ -108,19 +96,9 @@ export function raiseStore(db: Db): RaiseStore {
         .map((r) => ({ id: r.id, enabled: r.enabled === 1 })),
     insertAlert: (alert: AlertDraft) =>
       db.insert(notifyAlerts).values(alert).returning({ id: notifyAlerts.id }).get().id,
-    insertDeliveries: (alertId, channelIds, dueAt) => {
+    insertDeliveries: (deliveries) => {
       db.insert(notifyDeliveries)
-        .values(
-          channelIds.map((channelId) => ({
-            alertId,
-            channelId,
-            status: 'pending' as const,
-            attempts: 0,
-            nextAttemptAt: dueAt,
-            createdAt: dueAt,
-            updatedAt: dueAt,
-          })),
-        )
+        .values([...deliveries])
         .run();
     },
   };
@@ -155,16 +133,7 @@ export function nameTaken(db: Db, name: string, exceptId: string | null): boolea
 export function alertRows(db: Db): AlertRows {
   return {
     page(limit, before) {
-      const q = db
-        .select({
-          id: notifyAlerts.id,
-          eventType: notifyAlerts.eventType,
-          severity: notifyAlerts.severity,
-          title: notifyAlerts.title,
-          message: notifyAlerts.message,
-          occurredAt: notifyAlerts.occurredAt,
-        })
-        .from(notifyAlerts);
+      const q = db.select().from(notifyAlerts);
       return (before === null ? q : q.where(lt(notifyAlerts.id, before)))
         .orderBy(desc(notifyAlerts.id))
         .limit(limit)
@@ -190,12 +159,6 @@ const toRecord = (row: ChannelRow): ChannelRecord => ({
   updatedAt: row.updatedAt,
 });
 
-/** Seal outside the write job (CPU only); `undefined` keeps the stored secret. */
-function sealedSecret(ctx: AppContext, write: ChannelWrite): Buffer | null | undefined {
-  if (write.secret.kind === 'keep') return undefined;
-  return write.secret.kind === 'set' ? ctx.sealer.seal(write.secret.value) : null;
-}
-
 const rowValues = (write: ChannelWrite) => ({
   name: write.name,
   enabled: write.enabled ? 1 : 0,
@@ -214,59 +177,50 @@ export function createChannelStore(ctx: AppContext, actor: Actor | null): Channe
       const row = findChannel(ctx.db, id);
       return row?.secret ? ctx.sealer.unsealText(row.secret) : null;
     },
-    async insert(write, audit) {
-      const secret = sealedSecret(ctx, write) ?? null;
+    write(job, change = { kind: 'keep' }) {
+      // Sealed outside the write job (CPU only); `undefined` keeps the stored secret.
+      const secret =
+        change.kind === 'keep' ? undefined : change.kind === 'set' ? ctx.sealer.seal(change.value) : null;
       const now = ctx.clock.now().toISOString();
-      const row = await ctx.writes.run((db) => {
-        if (nameTaken(db, write.name, null)) return null;
-        const inserted = db
-          .insert(notifyChannels)
-          .values({
-            id: ctx.random.uuid(),
-            type: write.channel.type,
-            ...rowValues(write),
-            secret,
-            createdAt: now,
-            updatedAt: now,
-          })
-          .returning()
-          .get();
-        ctx.audit.record(db, actor, audit(toRecord(inserted)));
-        return inserted;
-      });
-      return row ? toRecord(row) : null;
-    },
-    async update(id, write, check, audit) {
-      const secret = sealedSecret(ctx, write);
-      const now = ctx.clock.now().toISOString();
-      const row = await ctx.writes.run((db) => {
-        const fresh = findChannel(db, id);
-        if (!fresh) return 'not_found' as const;
-        check(storedChannel(toRecord(fresh)));
-        if (nameTaken(db, write.name, id)) return 'name_taken' as const;
-        const updated = db
-          .update(notifyChannels)
-          .set({ ...rowValues(write), ...(secret !== undefined ? { secret } : {}), updatedAt: now })
-          .where(eq(notifyChannels.id, id))
-          .returning()
-          .get()!;
-        ctx.audit.record(db, actor, audit(toRecord(updated)));
-        return updated;
-      });
-      return typeof row === 'string' ? row : toRecord(row);
-    },
-    remove: (id, audit) =>
-      ctx.writes.run((db) => {
-        const fresh = findChannel(db, id);
-        if (!fresh) return false;
-        db.delete(notifyRoutes).where(eq(notifyRoutes.channelId, id)).run();
-        db.delete(notifyDeliveries).where(eq(notifyDeliveries.channelId, id)).run();
-        db.delete(notifyChannels).where(eq(notifyChannels.id, id)).run();
-        ctx.audit.record(db, actor, audit(toRecord(fresh)));
-        return true;
-      }),
-    async audit(entry) {
-      await ctx.writes.run((db) => ctx.audit.record(db, actor, entry));
+      return ctx.writes.run((db) =>
+        job({
+          get: (id) => {
+            const row = findChannel(db, id);
+            return row ? toRecord(row) : null;
+          },
+          nameTaken: (name, exceptId) => nameTaken(db, name, exceptId),
+          insert: (write) =>
+            toRecord(
+              db
+                .insert(notifyChannels)
+                .values({
+                  id: ctx.random.uuid(),
+                  type: write.channel.type,
+                  ...rowValues(write),
+                  secret: secret ?? null,
+                  createdAt: now,
+                  updatedAt: now,
+                })
+                .returning()
+                .get(),
+            ),
+          update: (id, write) =>
+            toRecord(
+              db
+                .update(notifyChannels)
+                .set({ ...rowValues(write), ...(secret !== undefined ? { secret } : {}), updatedAt: now })
+                .where(eq(notifyChannels.id, id))
+                .returning()
+                .get()!,
+            ),
+          remove: (id) => {
+            db.delete(notifyRoutes).where(eq(notifyRoutes.channelId, id)).run();
+            db.delete(notifyDeliveries).where(eq(notifyDeliveries.channelId, id)).run();
+            db.delete(notifyChannels).where(eq(notifyChannels.id, id)).run();
+          },
+          audit: (entry) => ctx.audit.record(db, actor, entry),
+        }),
+      );
     },
   };
 }
