@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { AppError } from './errors.ts';
 import { EventBus } from './event-bus.ts';
-import { pumpEvents, type SseSink, StreamSlots } from './event-stream.ts';
+import { credentialStillValid, pumpEvents, type SseSink, StreamSlots } from './event-stream.ts';
 
 function sink() {
   const written: string[] = [];
@@ -80,5 +80,23 @@ describe('StreamSlots', () => {
     expect(refused).toMatchObject({ status: 503, code: 'too_busy' });
     first();
     expect(() => slots.open()).not.toThrow();
+  });
+});
+
+describe('credentialStillValid', () => {
+  const checks = {
+    session: (secret: string) => secret === 'open',
+    bearer: (token: string) => {
+      if (token !== 'good') throw new Error('revoked');
+    },
+  };
+  it('re-checks the session cookie first, then a Bearer token; anything else ends the stream', () => {
+    expect(credentialStillValid('', 'open', checks)).toBe(true);
+    expect(credentialStillValid('', 'closed', checks)).toBe(false);
+    expect(credentialStillValid('Bearer  good ', null, checks)).toBe(true);
+    expect(credentialStillValid('bearer good', null, checks)).toBe(true);
+    expect(credentialStillValid('Bearer revoked', null, checks)).toBe(false);
+    expect(credentialStillValid('Basic YWRtaW46eA==', null, checks)).toBe(false);
+    expect(credentialStillValid('', null, checks)).toBe(false);
   });
 });

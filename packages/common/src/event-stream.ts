@@ -66,6 +66,34 @@ export async function pumpEvents(stream: SseSink, options: EventStreamOptions): 
   }
 }
 
+/** How the host checks the credentials a stream was opened with. */
+export interface CredentialChecks {
+  /** Whether the session of this cookie secret is still open. */
+  session(secret: string): boolean;
+  /** Accepts a bearer token still valid; throws when it is not (revoked, expired, unknown). */
+  bearer(token: string): unknown;
+}
+
+/**
+ * Whether a stream's credential still holds at a ping: the session cookie's session, else the
+ * `Authorization: Bearer` token. Any other header (Basic) is not re-checked: the stream ends.
+ */
+export function credentialStillValid(
+  authorization: string,
+  session: string | null,
+  checks: CredentialChecks,
+): boolean {
+  if (session !== null) return checks.session(session);
+  const m = /^bearer\s+(.+)$/i.exec(authorization);
+  if (!m) return false;
+  try {
+    checks.bearer(m[1]!.trim());
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** At most `max` streams open at once; `open()` refuses the next one with `too_busy` (503). */
 export class StreamSlots {
   private openNow = 0;

@@ -1,4 +1,4 @@
-import { pumpEvents, StreamSlots } from '@appliance/common';
+import { type CredentialChecks, credentialStillValid, pumpEvents, StreamSlots } from '@appliance/common';
 import { streamSSE } from 'hono/streaming';
 import type { Authenticator } from '../../services/auth.ts';
 import { sessionSecret } from '../../services/sessions.ts';
@@ -11,6 +11,10 @@ export const PING_MS = 15_000;
 /** `GET /events`: server-sent events (08 §12), credential re-checked at every ping. */
 export function eventsFeature(auth: Authenticator, pingMs = PING_MS): Feature {
   const slots = new StreamSlots(MAX_STREAMS);
+  const checks: CredentialChecks = {
+    session: (secret) => auth.sessions.actor(secret) !== null,
+    bearer: (token) => auth.bearer(token),
+  };
   return {
     name: 'events',
     routes: [
@@ -30,23 +34,11 @@ export function eventsFeature(auth: Authenticator, pingMs = PING_MS): Feature {
               subscribe: (listener) => ctx.events.subscribe(listener),
               pingMs,
               // A Unix-socket client has no credential to re-check.
-              stillValid: () => transport !== 'tcp' || stillValid(auth, authorization, session),
+              stillValid: () => transport !== 'tcp' || credentialStillValid(authorization, session, checks),
             }).finally(release),
           );
         },
       }),
     ],
   };
-}
-
-function stillValid(auth: Authenticator, authorization: string, session: string | null): boolean {
-  if (session !== null) return auth.sessions.actor(session) !== null;
-  const m = /^bearer\s+(.+)$/i.exec(authorization);
-  if (!m) return false;
-  try {
-    auth.bearer(m[1]!.trim());
-    return true;
-  } catch {
-    return false;
-  }
 }
