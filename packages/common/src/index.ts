@@ -14,3 +14,6 @@ export * from './hostname.ts';
 export * from './first-use.ts';
 export * from './app-data.ts';
 export * from './generated-files.ts';
+export * from './audit.ts';
+export * from './event-bus.ts';
+export * from './event-stream.ts';

@@ -9,6 +9,7 @@ export * from './core/message.ts';
 export * from './core/delivery-request.ts';
 export * from './core/retry.ts';
 export * from './core/raise.ts';
+export * from './core/observed.ts';
 // Adapters: the real senders (HTTP client and mailer injectable).
 export * from './node/http-sender.ts';
 export * from './node/email-sender.ts';

@@ -1,18 +1,26 @@
 import { AppError } from '@appliance/common';
 import { describe, expect, it } from 'vitest';
 import type { Severity } from './catalog.ts';
-import { type AlertDraft, planRaise, type RaiseStore, raiseEvent } from './raise.ts';
+import { type AlertDraft, type DeliveryDraft, planRaise, type RaiseStore, raiseEvent } from './raise.ts';
 
 function store(override: Severity | null, routed: Array<{ id: string; enabled: boolean }>) {
   const alerts: AlertDraft[] = [];
   const deliveries: Array<{ alertId: number; channelIds: readonly string[]; dueAt: string }> = [];
+  const drafts: DeliveryDraft[] = [];
   const port: RaiseStore = {
     severityOverride: () => override,
     routedChannels: () => routed,
     insertAlert: (a) => alerts.push(a),
-    insertDeliveries: (alertId, channelIds, dueAt) => deliveries.push({ alertId, channelIds, dueAt }),
+    insertDeliveries: (rows) => {
+      drafts.push(...rows);
+      deliveries.push({
+        alertId: rows[0]!.alertId,
+        channelIds: rows.map((r) => r.channelId),
+        dueAt: rows[0]!.nextAttemptAt,
+      });
+    },
   };
-  return { port, alerts, deliveries };
+  return { port, alerts, deliveries, drafts };
 }
 
 const now = new Date('2026-11-22T09:00:00.000Z');
@@ -40,6 +48,16 @@ describe('raiseEvent (04 §4)', () => {
     expect(s.deliveries).toEqual([
       { alertId: 1, channelIds: ['c1', 'c2'], dueAt: '2026-11-22T09:00:00.000Z' },
     ]);
+    const at = '2026-11-22T09:00:00.000Z';
+    expect(s.drafts[0]).toEqual({
+      alertId: 1,
+      channelId: 'c1',
+      status: 'pending',
+      attempts: 0,
+      nextAttemptAt: at,
+      createdAt: at,
+      updatedAt: at,
+    });
   });
 
   it('stamps the override, and still stores the alert when nothing (enabled) is routed', () => {

@@ -22,6 +22,27 @@ export interface Alert extends AlertDraft {
   id: number;
 }
 
+/** A `notify_deliveries` row before insertion: pending, no attempt made yet, due at once. */
+export interface DeliveryDraft {
+  alertId: number;
+  channelId: string;
+  status: 'pending';
+  attempts: 0;
+  nextAttemptAt: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export const newDelivery = (alertId: number, channelId: string, dueAt: string): DeliveryDraft => ({
+  alertId,
+  channelId,
+  status: 'pending',
+  attempts: 0,
+  nextAttemptAt: dueAt,
+  createdAt: dueAt,
+  updatedAt: dueAt,
+});
+
 /**
  * The store port of the raise path (implemented in api-server; synchronous so the whole raise runs in
  * one write job: the alert and its deliveries commit together).
@@ -31,8 +52,7 @@ export interface RaiseStore {
   /** Channels routed to the event type, with whether each is enabled now. */
   routedChannels(eventType: EventType): Array<{ id: string; enabled: boolean }>;
   insertAlert(alert: AlertDraft): number;
-  /** One `pending` delivery per channel, due at `dueAt`. */
-  insertDeliveries(alertId: number, channelIds: readonly string[], dueAt: string): void;
+  insertDeliveries(deliveries: readonly DeliveryDraft[]): void;
 }
 
 /** The pure decision (04 §4): effective severity stamped, one delivery per enabled routed channel. */
@@ -75,6 +95,10 @@ export function raiseEvent(
     occurredAt,
   );
   const id = store.insertAlert(plan.alert);
-  if (plan.deliveryChannelIds.length > 0) store.insertDeliveries(id, plan.deliveryChannelIds, occurredAt);
+  // One `pending` delivery per channel, due at once.
+  if (plan.deliveryChannelIds.length > 0)
+    store.insertDeliveries(
+      plan.deliveryChannelIds.map((channelId) => newDelivery(id, channelId, occurredAt)),
+    );
   return { alert: { id, ...plan.alert }, deliveryChannelIds: plan.deliveryChannelIds };
 }

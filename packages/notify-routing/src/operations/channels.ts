@@ -1,6 +1,7 @@
 /**
  * Notification channels (08 §7): create, read, replace, delete, and a real test send. The secret is
- * write-only (viewers see only the common fields); every change is audited by the store.
+ * write-only (viewers see only the common fields); every change writes its audit row in the same
+ * transaction.
  */
 import type { ChannelBody, ChannelConfig } from '../core/channel-config.ts';
 import { parseStoredConfig } from '../core/channel-config.ts';
@@ -44,10 +45,19 @@ async function requireChannel(deps: ChannelDeps, id: string): Promise<ChannelRec
   return row;
 }
 
+/** Creates a channel with its audit row; a name another channel has (ignoring case) is refused. */
 export async function createChannel(deps: ChannelDeps, body: ChannelBody, audience: Audience) {
   const write = planChannelCreate(body);
-  const row = await deps.store.insert(write);
-  if (!row) throw channelExists(write.name);
+  const row = await deps.store.write((tx) => {
+    if (tx.nameTaken(write.name, null)) throw channelExists(write.name);
+    const row = tx.insert(write);
+    tx.audit({
+      operation: 'notification_channel.create',
+      target: row.id,
+      details: { name: row.name, type: row.type, enabled: write.enabled, hasSecret: row.hasSecret },
+    });
+    return row;
+  }, write.secret);
   return view(row, audience);
 }
 
@@ -59,20 +69,41 @@ export async function showChannel(deps: ChannelDeps, id: string, audience: Audie
   return view(await requireChannel(deps, id), audience);
 }
 
-/** Replaces a channel: its type is fixed; a secret omitted keeps, null clears, a string replaces. */
+/**
+ * Replaces a channel: its type is fixed; a secret omitted keeps, null clears, a string replaces.
+ * The row is read again inside the write job and checked there, with the name, before the write.
+ */
 export async function updateChannel(deps: ChannelDeps, id: string, body: ChannelBody, audience: Audience) {
-  const current = await requireChannel(deps, id);
-  const write = planChannelUpdate(storedChannel(current), body);
-  const row = await deps.store.update(id, write, (fresh) => planChannelUpdate(fresh, body));
-  if (row === 'not_found') throw channelNotFound(id);
-  if (row === 'name_taken') throw channelExists(write.name);
+  const write = planChannelUpdate(storedChannel(await requireChannel(deps, id)), body);
+  const row = await deps.store.write((tx) => {
+    const fresh = tx.get(id);
+    if (!fresh) throw channelNotFound(id);
+    planChannelUpdate(storedChannel(fresh), body);
+    if (tx.nameTaken(write.name, id)) throw channelExists(write.name);
+    const row = tx.update(id, write);
+    tx.audit({
+      operation: 'notification_channel.update',
+      target: row.id,
+      details: { name: row.name, enabled: write.enabled, secret: write.secret.kind },
+    });
+    return row;
+  }, write.secret);
   return view(row, audience);
 }
 
 /** Deletes a channel with its routes and queued deliveries. */
 export async function deleteChannel(deps: ChannelDeps, id: string): Promise<void> {
   await requireChannel(deps, id);
-  if (!(await deps.store.remove(id))) throw channelNotFound(id);
+  await deps.store.write((tx) => {
+    const fresh = tx.get(id);
+    if (!fresh) throw channelNotFound(id);
+    tx.remove(id);
+    tx.audit({
+      operation: 'notification_channel.delete',
+      target: id,
+      details: { name: fresh.name, type: fresh.type },
+    });
+  });
 }
 
 /**
@@ -91,6 +122,15 @@ export async function testChannel(deps: ChannelDeps, send: ChannelSender, id: st
   const result: SendResult = channel
     ? await send(channel, await deps.store.openSecret(row.id), message, TEST_SEND_TIMEOUT_MS)
     : { success: false, error: 'the stored channel configuration is not valid; replace it with PUT' };
-  await deps.store.auditTest(row, result);
+  await deps.store.write((tx) =>
+    tx.audit({
+      operation: 'notification_channel.test',
+      target: row.id,
+      outcome: result.success ? 'ok' : 'failed',
+      details: result.success
+        ? { name: row.name, success: true }
+        : { name: row.name, success: false, error: result.error },
+    }),
+  );
   return result.success ? { success: true } : { success: false, error: result.error };
 }

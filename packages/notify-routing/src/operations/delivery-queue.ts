@@ -7,20 +7,28 @@ import type { Severity } from '../core/catalog.ts';
 import type { ChannelType } from '../core/channel-config.ts';
 import { parseStoredConfig } from '../core/channel-config.ts';
 import type { DeliveryQueueStore, DueDelivery } from '../worker/delivery-worker.ts';
+import type { DeliveryOutcome } from '../core/retry.ts';
 import type { DeliveryRows } from './ports.ts';
+
+/** A delivery that can never be sent: `failed` at once with its reason, its attempts unchanged. */
+export const droppedOutcome = (attempts: number, error: string): DeliveryOutcome => ({
+  status: 'failed',
+  attempts,
+  nextAttemptAt: null,
+  lastError: error,
+});
 
 export function createDeliveryQueue(rows: DeliveryRows): DeliveryQueueStore {
   return {
     async due(now, limit) {
       const host = rows.hostName();
       const ready: DueDelivery[] = [];
-      const dropped: Array<{ id: number; attempts: number; error: string }> = [];
+      const dropped: Array<{ id: number; outcome: DeliveryOutcome }> = [];
       for (const row of await rows.due(now.toISOString(), limit)) {
         if (!row.channel.enabled) {
           dropped.push({
             id: row.id,
-            attempts: row.attempts,
-            error: 'the channel was disabled before delivery',
+            outcome: droppedOutcome(row.attempts, 'the channel was disabled before delivery'),
           });
           continue;
         }
@@ -42,12 +50,11 @@ export function createDeliveryQueue(rows: DeliveryRows): DeliveryQueueStore {
         } catch {
           dropped.push({
             id: row.id,
-            attempts: row.attempts,
-            error: 'the channel configuration could not be read',
+            outcome: droppedOutcome(row.attempts, 'the channel configuration could not be read'),
           });
         }
       }
-      if (dropped.length > 0) await rows.fail(dropped, now.toISOString());
+      if (dropped.length > 0) await rows.recordAll(dropped, now.toISOString());
       return ready;
     },
     record: (id, outcome, at) => rows.record(id, outcome, at.toISOString()),

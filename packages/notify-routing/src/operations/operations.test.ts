@@ -77,6 +77,45 @@ describe('channel operations', () => {
     expect((await refusal(deleteChannel(deps, c.id))).code).toBe('notification_channel_not_found');
   });
 
+  it('each change writes its audit row: create, update (the secret change), delete, test', async () => {
+    const { store, deps } = setup();
+    const c = await createChannel(deps, hook('one', 'tok'), 'admin');
+    await updateChannel(deps, c.id, { ...hook('two', null), enabled: false }, 'admin');
+    await testChannel(deps, async () => ({ success: true }), c.id);
+    await deleteChannel(deps, c.id);
+    expect(store.auditEntries).toEqual([
+      {
+        operation: 'notification_channel.create',
+        target: c.id,
+        details: { name: 'one', type: 'ntfy', enabled: true, hasSecret: true },
+      },
+      {
+        operation: 'notification_channel.update',
+        target: c.id,
+        details: { name: 'two', enabled: false, secret: 'clear' },
+      },
+      {
+        operation: 'notification_channel.test',
+        target: c.id,
+        outcome: 'ok',
+        details: { name: 'two', success: true },
+      },
+      { operation: 'notification_channel.delete', target: c.id, details: { name: 'two', type: 'ntfy' } },
+    ]);
+  });
+
+  it('a refused update (a name another channel has) writes nothing: no row change, no audit row', async () => {
+    const { store, deps } = setup();
+    const one = await createChannel(deps, hook('one', 'tok'), 'admin');
+    await createChannel(deps, hook('two'), 'admin');
+    expect((await refusal(updateChannel(deps, one.id, hook('TWO', null), 'admin'))).code).toBe(
+      'notification_channel_exists',
+    );
+    expect(await showChannel(deps, one.id, 'admin')).toMatchObject({ name: 'one', hasSecret: true });
+    expect(store.secrets.get(one.id)).toBe('tok');
+    expect(store.audits).toHaveLength(2);
+  });
+
   it('a test send reports the endpoint’s answer and audits it; an unreadable stored config is a failed send', async () => {
     const { store, deps } = setup();
     const c = await createChannel(deps, hook('one', 'tok'), 'admin');

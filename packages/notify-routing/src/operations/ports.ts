@@ -4,10 +4,10 @@
  * messages carry, and a clock. The api-server implements them over SQLite; tests pass
  * `createMemoryChannelStore()` (test-support).
  */
-import type { ChannelWrite, StoredChannel } from '../core/channels.ts';
+import type { AuditEntry } from '@appliance/common';
+import type { ChannelWrite, SecretChange } from '../core/channels.ts';
 import type { Severity } from '../core/catalog.ts';
 import type { DeliveryOutcome } from '../core/retry.ts';
-import type { SendResult } from '../node/send.ts';
 
 /** A channel row: its stored configuration as text (a test send reads it defensively). */
 export interface ChannelRecord {
@@ -22,6 +22,24 @@ export interface ChannelRecord {
   updatedAt: string;
 }
 
+/**
+ * The channel rows inside one write job of the host: synchronous, one transaction (a throw rolls
+ * it back). `insert` and `update` store the secret the job was opened with.
+ */
+export interface ChannelTx {
+  get(id: string): ChannelRecord | null;
+  /** Whether a channel other than `exceptId` has this name, ignoring case. */
+  nameTaken(name: string, exceptId: string | null): boolean;
+  /** Inserts a channel with a new id. */
+  insert(write: ChannelWrite): ChannelRecord;
+  /** Replaces the row's fields (the secret only when the job's change is not `keep`). */
+  update(id: string, write: ChannelWrite): ChannelRecord;
+  /** Deletes the channel with its routes and queued deliveries. */
+  remove(id: string): void;
+  /** An audit row of the request's actor, in the same transaction. */
+  audit(entry: AuditEntry): void;
+}
+
 /** One store per request: its writes are audited as the request's actor. */
 export interface ChannelStore {
   /** Channels by lowercase name, then id. */
@@ -30,24 +48,10 @@ export interface ChannelStore {
   /** The opened secret of a channel, or null. */
   openSecret(id: string): Promise<string | null>;
   /**
-   * Inserts a channel with a new id and its audit row (`notification_channel.create`); null,
-   * writing nothing, when another channel has the name (ignoring case).
+   * Runs `job` as one write job. A secret to set is sealed before the job (CPU only, outside the
+   * writer); `clear` stores none; `keep` (the default) leaves the stored one.
    */
-  insert(write: ChannelWrite): Promise<ChannelRecord | null>;
-  /**
-   * In one transaction: re-reads the row (`not_found` when gone), runs `check` on it, refuses a name
-   * taken by another channel (`name_taken`), writes the change and its audit row
-   * (`notification_channel.update`).
-   */
-  update(
-    id: string,
-    write: ChannelWrite,
-    check: (fresh: StoredChannel) => void,
-  ): Promise<ChannelRecord | 'not_found' | 'name_taken'>;
-  /** Deletes the channel, its routes and queued deliveries with the audit row; false when gone. */
-  remove(id: string): Promise<boolean>;
-  /** The audit row of a test send (`notification_channel.test`). */
-  auditTest(channel: ChannelRecord, result: SendResult): Promise<void>;
+  write<T>(job: (tx: ChannelTx) => T, secret?: SecretChange): Promise<T>;
 }
 
 export interface ChannelDeps {
@@ -77,8 +81,8 @@ export interface DueRow {
 export interface DeliveryRows {
   /** `pending` rows due at or before `now`, oldest first, at most `limit`. */
   due(now: string, limit: number): Promise<DueRow[]> | DueRow[];
-  /** Ends these deliveries `failed` with their reason, never tried again. */
-  fail(dropped: { id: number; attempts: number; error: string }[], at: string): Promise<void>;
+  /** Stores these outcomes in one write job. */
+  recordAll(outcomes: { id: number; outcome: DeliveryOutcome }[], at: string): Promise<void>;
   /** Stores the outcome of one attempt. */
   record(id: number, outcome: DeliveryOutcome, at: string): Promise<void>;
   hostName(): string;

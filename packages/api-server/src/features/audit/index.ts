@@ -1,9 +1,8 @@
+import { scheduleAuditPrune } from '@appliance/common';
 import * as v from 'valibot';
 import { defineRoute, ok } from '../../http/route.ts';
 import { PageQuery } from '../../http/schemas.ts';
 import type { Feature } from '../feature.ts';
-
-const DAY = 24 * 3600 * 1000;
 
 const EntrySchema = v.object({
   id: v.number(),
@@ -18,16 +17,8 @@ const EntrySchema = v.object({
 
 export const auditFeature: Feature = {
   name: 'audit',
-  start: (ctx) => {
-    const prune = () =>
-      ctx.writes
-        .run((db) => ctx.audit.prune(db, new Date(ctx.clock.now().getTime() - 365 * DAY)))
-        .catch(() => undefined);
-    void prune();
-    const timer = setInterval(prune, DAY);
-    timer.unref();
-    return () => clearInterval(timer);
-  },
+  start: (ctx) =>
+    scheduleAuditPrune((olderThan) => ctx.writes.run((db) => ctx.audit.prune(db, olderThan)), ctx.clock),
   routes: [
     defineRoute({
       method: 'GET',
@@ -42,11 +33,7 @@ export const auditFeature: Feature = {
           schema: v.object({ entries: v.array(EntrySchema), nextBefore: v.nullable(v.number()) }),
         },
       },
-      handler: ({ ctx, query }) => {
-        const entries = ctx.audit.list(ctx.db, query.limit, query.before ?? null);
-        const last = entries.at(-1);
-        return ok({ entries, nextBefore: entries.length === query.limit && last ? last.id : null });
-      },
+      handler: ({ ctx, query }) => ok(ctx.audit.page(ctx.db, query.limit, query.before ?? null)),
     }),
   ],
 };

@@ -1,4 +1,4 @@
-import { AppError } from '@appliance/common';
+import { type CredentialChecks, credentialStillValid, pumpEvents, StreamSlots } from '@appliance/common';
 import { streamSSE } from 'hono/streaming';
 import { type Authenticator, sessionSecret } from '@appliance/accounts';
 import { defineRoute } from '../../http/route.ts';
@@ -9,7 +9,11 @@ export const PING_MS = 15_000;
 
 /** `GET /events`: server-sent events (08 §12), credential re-checked at every ping. */
 export function eventsFeature(auth: Authenticator, pingMs = PING_MS): Feature {
-  let open = 0;
+  const slots = new StreamSlots(MAX_STREAMS);
+  const checks: CredentialChecks = {
+    session: (secret) => auth.sessions.actor(secret) !== null,
+    bearer: (token) => auth.bearer(token),
+  };
   return {
     name: 'events',
     routes: [
@@ -21,76 +25,19 @@ export function eventsFeature(auth: Authenticator, pingMs = PING_MS): Feature {
         tags: ['events'],
         responses: { 200: { description: 'text/event-stream', contentType: 'text/event-stream' } },
         handler: ({ ctx, c, transport }) => {
-          if (open >= MAX_STREAMS)
-            throw new AppError(
-              503,
-              'too_busy',
-              `At most ${MAX_STREAMS} event streams may be open; close one and retry.`,
-            );
           const authorization = c.req.header('authorization') ?? '';
           const session = authorization ? null : sessionSecret(c.req.header('cookie'));
-          open++;
-          return streamSSE(c, async (stream) => {
-            const queue: Array<{ event: string; data: string; id?: string }> = [];
-            let wake: (() => void) | null = null;
-            const unsubscribe = ctx.events.subscribe((e) => {
-              queue.push(
-                e.type === 'notification'
-                  ? { event: 'notification', data: JSON.stringify(e.data), id: String(e.id) }
-                  : { event: 'progress', data: JSON.stringify(e.data) },
-              );
-              wake?.();
-            });
-            let closed = false;
-            stream.onAbort(() => {
-              closed = true;
-              wake?.();
-            });
-            const timer = setInterval(() => {
-              queue.push({ event: '__ping', data: '' });
-              wake?.();
-            }, pingMs);
-            try {
-              await stream.write(': connected\n\n');
-              while (!closed) {
-                if (queue.length === 0) await new Promise<void>((r) => (wake = r));
-                wake = null;
-                for (const item of queue.splice(0)) {
-                  if (item.event === '__ping') {
-                    if (transport === 'tcp' && !stillValid(auth, authorization, session)) {
-                      closed = true;
-                      break;
-                    }
-                    await stream.write(': ping\n\n');
-                  } else {
-                    await stream.writeSSE({
-                      event: item.event,
-                      data: item.data,
-                      ...(item.id ? { id: item.id } : {}),
-                    });
-                  }
-                }
-              }
-            } finally {
-              clearInterval(timer);
-              unsubscribe();
-              open--;
-            }
-          });
+          const release = slots.open();
+          return streamSSE(c, (stream) =>
+            pumpEvents(stream, {
+              subscribe: (listener) => ctx.events.subscribe(listener),
+              pingMs,
+              // A Unix-socket client has no credential to re-check.
+              stillValid: () => transport !== 'tcp' || credentialStillValid(authorization, session, checks),
+            }).finally(release),
+          );
         },
       }),
     ],
   };
-}
-
-function stillValid(auth: Authenticator, authorization: string, session: string | null): boolean {
-  if (session !== null) return auth.sessions.actor(session) !== null;
-  const m = /^bearer\s+(.+)$/i.exec(authorization);
-  if (!m) return false;
-  try {
-    auth.bearer(m[1]!.trim());
-    return true;
-  } catch {
-    return false;
-  }
 }

@@ -1,7 +1,8 @@
+import { listAlerts } from '@appliance/notify-routing';
 import { defineRoute, ok } from '../../http/route.ts';
 import { PageQuery } from '../../http/schemas.ts';
 import { AlertsPageSchema } from './schemas.ts';
-import { listAlerts } from './store.ts';
+import { alertRows } from './store.ts';
 
 export const alertRoutes = [
   defineRoute({
@@ -12,6 +13,6 @@ export const alertRoutes = [
     tags: ['notifications'],
     query: PageQuery,
     responses: { 200: { description: 'A page of alerts', schema: AlertsPageSchema } },
-    handler: ({ ctx, query }) => ok(listAlerts(ctx.db, query.limit, query.before ?? null)),
+    handler: ({ ctx, query }) => ok(listAlerts(alertRows(ctx.db), query.limit, query.before ?? null)),
   }),
 ];

@@ -2,7 +2,7 @@ import { createChannelSender } from '@appliance/notify-routing';
 import type { Feature } from '../feature.ts';
 import { alertRoutes } from './alert-routes.ts';
 import { channelRoutes } from './channel-routes.ts';
-import { raiser, raiserWithin, startDeliveryWorker } from './deps.ts';
+import { raisers, startDeliveryWorker } from './deps.ts';
 import { routingRoutes } from './routing-routes.ts';
 
 /**
@@ -16,8 +16,9 @@ export const feature: Feature = {
   routes: [...routingRoutes, ...channelRoutes(send), ...alertRoutes],
   start(ctx) {
     const worker = startDeliveryWorker(ctx, send);
-    ctx.hooks.raise = raiser(ctx, worker);
-    ctx.hooks.raiseWithin = raiserWithin(ctx, worker);
+    const { raise, within } = raisers(ctx, worker);
+    ctx.hooks.raise = raise;
+    ctx.hooks.raiseWithin = within;
     return () => worker.stop().then(() => undefined);
   },
 };

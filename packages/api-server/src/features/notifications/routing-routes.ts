@@ -1,16 +1,15 @@
 import {
-  applyRoutingReplace,
-  EVENT_CATALOG,
   EventTypeParamsSchema,
-  normalizeRoutingUpdate,
-  planRoutingReplace,
+  listEventTypes,
   RoutingUpdateBodySchema,
   readRoutingEntry,
   readRoutingMatrix,
+  replaceRouting,
 } from '@appliance/notify-routing';
 import * as v from 'valibot';
 import { defineRoute, ok } from '../../http/route.ts';
 import { EventTypesSchema, RoutingEntrySchema } from './schemas.ts';
+import { routingWrites } from './deps.ts';
 import { routingStore } from './store.ts';
 
 const tags = ['notifications'];
@@ -24,15 +23,7 @@ export const routingRoutes = [
       'The compiled-in event catalog with default severities, in catalog order, and whether this installation can raise each one (observed)',
     tags,
     responses: { 200: { description: 'Event types', schema: EventTypesSchema } },
-    handler: ({ ctx }) =>
-      ok({
-        eventTypes: EVENT_CATALOG.map(({ eventType, defaultSeverity, description }) => ({
-          eventType,
-          defaultSeverity,
-          description,
-          observed: ctx.observed.observed(eventType, ctx),
-        })),
-      }),
+    handler: ({ ctx }) => ok(listEventTypes((eventType) => ctx.observed.observed(eventType, ctx))),
   }),
   defineRoute({
     method: 'GET',
@@ -64,19 +55,7 @@ export const routingRoutes = [
     params: EventTypeParamsSchema,
     body: RoutingUpdateBodySchema,
     responses: { 200: { description: 'The routing entry after the commit', schema: RoutingEntrySchema } },
-    handler: async ({ ctx, actor, params, body }) => {
-      // Check 8 (duplicates after lowercasing) and normalisation; the schemas did checks 6–7.
-      const plan = planRoutingReplace(normalizeRoutingUpdate(params.eventType, body));
-      const entry = await ctx.writes.run((db) => {
-        const stored = applyRoutingReplace(routingStore(db), plan);
-        ctx.audit.record(db, actor, {
-          operation: 'notification_routing.update',
-          target: plan.eventType,
-          details: { severity: stored.severity, channelIds: stored.channelIds },
-        });
-        return stored;
-      });
-      return ok(entry);
-    },
+    handler: async ({ ctx, actor, params, body }) =>
+      ok(await replaceRouting(routingWrites(ctx, actor), params.eventType, body)),
   }),
 ];

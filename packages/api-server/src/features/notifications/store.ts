@@ -5,10 +5,11 @@
  */
 import type {
   AlertDraft,
+  AlertRows,
   ChannelRecord,
   ChannelStore,
-  ChannelType,
   ChannelWrite,
+  DeliveryOutcome,
   DeliveryRows,
   EventType,
   RaiseStore,
@@ -16,20 +17,12 @@ import type {
   RoutingStore,
   Severity,
   SeverityOverrideRow,
-  StoredChannel,
 } from '@appliance/notify-routing';
 import { and, asc, desc, eq, lt, sql } from 'drizzle-orm';
 import type { AppContext } from '../../context.ts';
 import type { Db } from '../../db/open.ts';
 import { preparedPerConnection } from '../../db/prepared.ts';
-import {
-  notifyAlerts,
-  notifyChannels,
-  notifyDeliveries,
-  notifyEventSeverity,
-  notifyRoutes,
-  settings,
-} from '../../db/schema.ts';
+import { notifyAlerts, notifyChannels, notifyDeliveries, notifyRoutes, settings } from '../../db/schema.ts';
 import type { Actor } from '../../services/audit.ts';
 
 /**
@@ -92,11 +85,7 @@ export function routingStore(db: Db): RoutingStore {
 export function raiseStore(db: Db): RaiseStore {
   return {
     severityOverride: (eventType: EventType): Severity | null =>
-      db
-        .select({ severity: notifyEventSeverity.severity })
-        .from(notifyEventSeverity)
-        .where(eq(notifyEventSeverity.eventType, eventType))
-        .get()?.severity ?? null,
+      (routingStatements(db).overridesOf.get(eventType) as SeverityOverrideRow | undefined)?.severity ?? null,
     routedChannels: (eventType) =>
       db
         .select({ id: notifyChannels.id, enabled: notifyChannels.enabled })
@@ -107,19 +96,9 @@ export function raiseStore(db: Db): RaiseStore {
         .map((r) => ({ id: r.id, enabled: r.enabled === 1 })),
     insertAlert: (alert: AlertDraft) =>
       db.insert(notifyAlerts).values(alert).returning({ id: notifyAlerts.id }).get().id,
-    insertDeliveries: (alertId, channelIds, dueAt) => {
+    insertDeliveries: (deliveries) => {
       db.insert(notifyDeliveries)
-        .values(
-          channelIds.map((channelId) => ({
-            alertId,
-            channelId,
-            status: 'pending' as const,
-            attempts: 0,
-            nextAttemptAt: dueAt,
-            createdAt: dueAt,
-            updatedAt: dueAt,
-          })),
-        )
+        .values([...deliveries])
         .run();
     },
   };
@@ -127,19 +106,6 @@ export function raiseStore(db: Db): RaiseStore {
 
 // ── channels ───────────────────────────────────────────────────────────────────────────────────
 export type ChannelRow = typeof notifyChannels.$inferSelect;
-
-export function toStoredChannel(row: ChannelRow): StoredChannel {
-  return {
-    id: row.id,
-    name: row.name,
-    type: row.type as ChannelType,
-    enabled: row.enabled === 1,
-    config: JSON.parse(row.config) as Record<string, unknown>,
-    hasSecret: row.secret !== null,
-    createdAt: row.createdAt,
-    updatedAt: row.updatedAt,
-  };
-}
 
 export function findChannel(db: Db, id: string): ChannelRow | undefined {
   return db.select().from(notifyChannels).where(eq(notifyChannels.id, id)).get();
@@ -164,40 +130,16 @@ export function nameTaken(db: Db, name: string, exceptId: string | null): boolea
 }
 
 // ── alerts ─────────────────────────────────────────────────────────────────────────────────────
-export function listAlerts(db: Db, limit: number, before: number | null) {
-  const q = db
-    .select({
-      id: notifyAlerts.id,
-      eventType: notifyAlerts.eventType,
-      severity: notifyAlerts.severity,
-      title: notifyAlerts.title,
-      message: notifyAlerts.message,
-      occurredAt: notifyAlerts.occurredAt,
-    })
-    .from(notifyAlerts);
-  const rows = (before === null ? q : q.where(lt(notifyAlerts.id, before)))
-    .orderBy(desc(notifyAlerts.id))
-    .limit(limit)
-    .all();
-  return { alerts: rows, nextBefore: rows.length === limit ? rows[rows.length - 1]!.id : null };
-}
-
-// ── delivery queue ─────────────────────────────────────────────────────────────────────────────
-export function dueDeliveryRows(db: Db, nowIso: string, limit: number) {
-  return db
-    .select({
-      id: notifyDeliveries.id,
-      attempts: notifyDeliveries.attempts,
-      channel: notifyChannels,
-      alert: notifyAlerts,
-    })
-    .from(notifyDeliveries)
-    .innerJoin(notifyChannels, eq(notifyChannels.id, notifyDeliveries.channelId))
-    .innerJoin(notifyAlerts, eq(notifyAlerts.id, notifyDeliveries.alertId))
-    .where(and(eq(notifyDeliveries.status, 'pending'), sql`${notifyDeliveries.nextAttemptAt} <= ${nowIso}`))
-    .orderBy(asc(notifyDeliveries.nextAttemptAt), asc(notifyDeliveries.id))
-    .limit(limit)
-    .all();
+export function alertRows(db: Db): AlertRows {
+  return {
+    page(limit, before) {
+      const q = db.select().from(notifyAlerts);
+      return (before === null ? q : q.where(lt(notifyAlerts.id, before)))
+        .orderBy(desc(notifyAlerts.id))
+        .limit(limit)
+        .all();
+    },
+  };
 }
 
 // ── the package's ports ────────────────────────────────────────────────────────────────────────
@@ -217,12 +159,6 @@ const toRecord = (row: ChannelRow): ChannelRecord => ({
   updatedAt: row.updatedAt,
 });
 
-/** Seal outside the write job (CPU only); `undefined` keeps the stored secret. */
-function sealedSecret(ctx: AppContext, write: ChannelWrite): Buffer | null | undefined {
-  if (write.secret.kind === 'keep') return undefined;
-  return write.secret.kind === 'set' ? ctx.sealer.seal(write.secret.value) : null;
-}
-
 const rowValues = (write: ChannelWrite) => ({
   name: write.name,
   enabled: write.enabled ? 1 : 0,
@@ -241,87 +177,61 @@ export function createChannelStore(ctx: AppContext, actor: Actor | null): Channe
       const row = findChannel(ctx.db, id);
       return row?.secret ? ctx.sealer.unsealText(row.secret) : null;
     },
-    async insert(write) {
-      const secret = sealedSecret(ctx, write) ?? null;
+    write(job, change = { kind: 'keep' }) {
+      // Sealed outside the write job (CPU only); `undefined` keeps the stored secret.
+      const secret =
+        change.kind === 'keep' ? undefined : change.kind === 'set' ? ctx.sealer.seal(change.value) : null;
       const now = ctx.clock.now().toISOString();
-      const row = await ctx.writes.run((db) => {
-        if (nameTaken(db, write.name, null)) return null;
-        const inserted = db
-          .insert(notifyChannels)
-          .values({
-            id: ctx.random.uuid(),
-            type: write.channel.type,
-            ...rowValues(write),
-            secret,
-            createdAt: now,
-            updatedAt: now,
-          })
-          .returning()
-          .get();
-        ctx.audit.record(db, actor, {
-          operation: 'notification_channel.create',
-          target: inserted.id,
-          details: {
-            name: inserted.name,
-            type: inserted.type,
-            enabled: write.enabled,
-            hasSecret: secret !== null,
+      return ctx.writes.run((db) =>
+        job({
+          get: (id) => {
+            const row = findChannel(db, id);
+            return row ? toRecord(row) : null;
           },
-        });
-        return inserted;
-      });
-      return row ? toRecord(row) : null;
-    },
-    async update(id, write, check) {
-      const secret = sealedSecret(ctx, write);
-      const now = ctx.clock.now().toISOString();
-      const row = await ctx.writes.run((db) => {
-        const fresh = findChannel(db, id);
-        if (!fresh) return 'not_found' as const;
-        check(toStoredChannel(fresh));
-        if (nameTaken(db, write.name, id)) return 'name_taken' as const;
-        const updated = db
-          .update(notifyChannels)
-          .set({ ...rowValues(write), ...(secret !== undefined ? { secret } : {}), updatedAt: now })
-          .where(eq(notifyChannels.id, id))
-          .returning()
-          .get()!;
-        ctx.audit.record(db, actor, {
-          operation: 'notification_channel.update',
-          target: updated.id,
-          details: { name: updated.name, enabled: write.enabled, secret: write.secret.kind },
-        });
-        return updated;
-      });
-      return typeof row === 'string' ? row : toRecord(row);
-    },
-    remove: (id) =>
-      ctx.writes.run((db) => {
-        const fresh = findChannel(db, id);
-        if (!fresh) return false;
-        db.delete(notifyRoutes).where(eq(notifyRoutes.channelId, id)).run();
-        db.delete(notifyDeliveries).where(eq(notifyDeliveries.channelId, id)).run();
-        db.delete(notifyChannels).where(eq(notifyChannels.id, id)).run();
-        ctx.audit.record(db, actor, {
-          operation: 'notification_channel.delete',
-          target: id,
-          details: { name: fresh.name, type: fresh.type },
-        });
-        return true;
-      }),
-    async auditTest(row, result) {
-      await ctx.writes.run((db) =>
-        ctx.audit.record(db, actor, {
-          operation: 'notification_channel.test',
-          target: row.id,
-          outcome: result.success ? 'ok' : 'failed',
-          details: result.success
-            ? { name: row.name, success: true }
-            : { name: row.name, success: false, error: result.error },
+          nameTaken: (name, exceptId) => nameTaken(db, name, exceptId),
+          insert: (write) =>
+            toRecord(
+              db
+                .insert(notifyChannels)
+                .values({
+                  id: ctx.random.uuid(),
+                  type: write.channel.type,
+                  ...rowValues(write),
+                  secret: secret ?? null,
+                  createdAt: now,
+                  updatedAt: now,
+                })
+                .returning()
+                .get(),
+            ),
+          update: (id, write) =>
+            toRecord(
+              db
+                .update(notifyChannels)
+                .set({ ...rowValues(write), ...(secret !== undefined ? { secret } : {}), updatedAt: now })
+                .where(eq(notifyChannels.id, id))
+                .returning()
+                .get()!,
+            ),
+          remove: (id) => {
+            db.delete(notifyRoutes).where(eq(notifyRoutes.channelId, id)).run();
+            db.delete(notifyDeliveries).where(eq(notifyDeliveries.channelId, id)).run();
+            db.delete(notifyChannels).where(eq(notifyChannels.id, id)).run();
+          },
+          audit: (entry) => ctx.audit.record(db, actor, entry),
         }),
       );
     },
   };
+}
+
+/** One attempt's outcome on its `notify_deliveries` row. */
+function writeOutcome(db: Db, id: number, outcome: DeliveryOutcome, at: string) {
+  const { status, attempts, nextAttemptAt, lastError } = outcome;
+  db.update(notifyDeliveries)
+    .set({ status, attempts, nextAttemptAt, lastError, updatedAt: at })
+    .where(eq(notifyDeliveries.id, id))
+    .run();
 }
 
 /** The `notify_deliveries` queue as the delivery worker's rows (secrets opened on demand). */
@@ -329,37 +239,31 @@ export function deliveryRows(ctx: AppContext): DeliveryRows {
   return {
     hostName: () => hostName(ctx),
     due: (now, limit) =>
-      dueDeliveryRows(ctx.db, now, limit).map((row) => ({
-        id: row.id,
-        attempts: row.attempts,
-        channel: { enabled: row.channel.enabled === 1, type: row.channel.type, config: row.channel.config },
-        openSecret: () => (row.channel.secret ? ctx.sealer.unsealText(row.channel.secret) : null),
-        alert: row.alert,
-      })),
-    async fail(dropped, at) {
-      await ctx.writes.run((db) => {
-        for (const d of dropped) {
-          db.update(notifyDeliveries)
-            .set({ status: 'failed', nextAttemptAt: null, lastError: d.error, updatedAt: at })
-            .where(eq(notifyDeliveries.id, d.id))
-            .run();
-        }
-      });
-    },
-    async record(id, outcome, at) {
-      await ctx.writes.run((db) =>
-        db
-          .update(notifyDeliveries)
-          .set({
-            status: outcome.status,
-            attempts: outcome.attempts,
-            nextAttemptAt: outcome.nextAttemptAt,
-            lastError: outcome.lastError,
-            updatedAt: at,
-          })
-          .where(eq(notifyDeliveries.id, id))
-          .run(),
-      );
-    },
+      ctx.db
+        .select({
+          id: notifyDeliveries.id,
+          attempts: notifyDeliveries.attempts,
+          channel: notifyChannels,
+          alert: notifyAlerts,
+        })
+        .from(notifyDeliveries)
+        .innerJoin(notifyChannels, eq(notifyChannels.id, notifyDeliveries.channelId))
+        .innerJoin(notifyAlerts, eq(notifyAlerts.id, notifyDeliveries.alertId))
+        .where(and(eq(notifyDeliveries.status, 'pending'), sql`${notifyDeliveries.nextAttemptAt} <= ${now}`))
+        .orderBy(asc(notifyDeliveries.nextAttemptAt), asc(notifyDeliveries.id))
+        .limit(limit)
+        .all()
+        .map((row) => ({
+          id: row.id,
+          attempts: row.attempts,
+          channel: { enabled: row.channel.enabled === 1, type: row.channel.type, config: row.channel.config },
+          openSecret: () => (row.channel.secret ? ctx.sealer.unsealText(row.channel.secret) : null),
+          alert: row.alert,
+        })),
+    recordAll: (outcomes, at) =>
+      ctx.writes.run((db) => {
+        for (const d of outcomes) writeOutcome(db, d.id, d.outcome, at);
+      }),
+    record: (id, outcome, at) => ctx.writes.run((db) => writeOutcome(db, id, outcome, at)),
   };
 }
