@@ -4,6 +4,7 @@ import {
   type ExternalDiskStore,
   type FormatRecord,
   type FormatStart,
+  filesystemRegistered,
   labelTaken,
   type NewExternalDiskRow,
 } from '@appliance/external-disk';
@@ -164,14 +165,5 @@ function assertLabelFree(db: Db, label: string, selfId: number | null): void {
 function assertUuidFree(db: Db, fsUuid: string | null, selfId: number | null): void {
   if (fsUuid === null) return;
   const taken = db.select().from(externalDisks).where(eq(externalDisks.fsUuid, fsUuid)).get();
-  if (taken && taken.id !== selfId) {
-    throw new AppError(
-      409,
-      'external_disk_exists',
-      `This disk is already registered as the external disk "${taken.label}".`,
-      {
-        label: taken.label,
-      },
-    );
-  }
+  if (taken && taken.id !== selfId) throw filesystemRegistered(taken.label);
 }
