@@ -21,3 +21,4 @@ export * from './node/mount.ts';
 export * from './operations/mount.ts';
 export * from './operations/guarded.ts';
 export * from './node/device-files.ts';
+export * from './operations/store-rules.ts';
