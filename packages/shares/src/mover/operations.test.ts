@@ -7,7 +7,17 @@ import type { JobView } from '@appliance/jobs';
 import { describe, expect, it } from 'vitest';
 import type { MoverResult } from './core/report.ts';
 import type { MoverRunParams } from './job.ts';
-import { moverDisks, moverShares, moverStatus, runMoverNow, setMoverSettings } from './operations.ts';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import {
+  diskPresence,
+  moverDisks,
+  moverShares,
+  moverStatus,
+  runMoverNow,
+  setMoverSettings,
+} from './operations.ts';
 import { memoryMoverService } from './test-support.ts';
 
 const slot = (role: string, roleIndex: number, removalState: string | null = null) => ({
@@ -146,5 +156,34 @@ describe('setMoverSettings', () => {
     expect(p.audits).toEqual([
       { operation: 'settings.mover', target: 'mover', details: { changed: { time: '01:30' } } },
     ]);
+  });
+});
+
+describe('diskPresence', () => {
+  it('plain directories: an existing directory counts, a file or nothing does not; else the mount check', async () => {
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'mover-presence-'));
+    try {
+      await fs.writeFile(path.join(dir, 'file'), '');
+      const plain = diskPresence({ plainDirectories: true, isMounted: async () => true });
+      const at = (name: string) => ({ mountpoint: `/mnt/${name}`, path: path.join(dir, name) });
+      expect(
+        await Promise.all([plain({ mountpoint: '/mnt/x', path: dir }), plain(at('file')), plain(at('none'))]),
+      ).toEqual([true, false, false]);
+      const asked: string[] = [];
+      const mounted = diskPresence({
+        plainDirectories: false,
+        isMounted: async (m) => {
+          asked.push(m);
+          return m === '/mnt/a';
+        },
+      });
+      expect([await mounted({ mountpoint: '/mnt/a', path: dir }), await mounted(at('b'))]).toEqual([
+        true,
+        false,
+      ]);
+      expect(asked).toEqual(['/mnt/a', '/mnt/b']);
+    } finally {
+      await fs.rm(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -4,6 +4,7 @@
  * run), a run on demand, and the settings' replacement with its audit row. The server implements
  * the ports over SQLite and its job runner (`api-server/src/features/mover/deps.ts`).
  */
+import fs from 'node:fs/promises';
 import type { JobState, JobView } from '@appliance/jobs';
 import type { MoverResult } from './core/report.ts';
 import { MOVER_TARGET, type MoverRunParams, moverJob, moverNoCache } from './job.ts';
@@ -43,6 +44,20 @@ export function moverDisks(
     .sort((a, b) => a.roleIndex - b.roleIndex);
   return { cache: disk(cache.mountpoint), data: data.map((d) => disk(d.mountpoint)) };
 }
+
+/**
+ * Whether a disk is there now (`MoverJobDeps.present`): mounted, or, where the disks are plain
+ * directories (a sandbox outside lab mode), an existing directory at its real path.
+ */
+export const diskPresence =
+  (o: { plainDirectories: boolean; isMounted(mountpoint: string): Promise<boolean> }) =>
+  (disk: MoverDisk): Promise<boolean> =>
+    o.plainDirectories
+      ? fs.stat(disk.path).then(
+          (st) => st.isDirectory(),
+          () => false,
+        )
+      : o.isMounted(disk.mountpoint);
 
 /** The `cache-then-move` shares (the ones the mover moves) and their create policies. */
 export const moverShares = (shares: readonly MoverShareRow[]): MoverShare[] =>

@@ -7,7 +7,6 @@
  * regenerator and returns what other changes call.
  */
 import type { CommandRunner } from '@appliance/common';
-import type { AccessSnapshot } from '../access/core/effective-access.ts';
 import { type SambaSandboxLayout, sambaSandboxLayout } from '../access/core/samba-sandbox.ts';
 import {
   createSambaService,

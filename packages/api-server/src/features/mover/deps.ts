@@ -4,10 +4,10 @@
  * the disks and shares), whether each disk is mounted, minfreespace, the journal directory, /proc,
  * the command runner, the notification path, the settings (./store.ts) and the job runner.
  */
-import fs from 'node:fs/promises';
 import path from 'node:path';
 import { isMountedAt, minFreeSpaceMiB } from '@appliance/array-planner';
 import {
+  diskPresence,
   hasCacheSlot,
   type MoverJobDeps,
   type MoverScheduleDeps,
@@ -30,14 +30,11 @@ export const hasCache = (ctx: AppContext): boolean => hasCacheSlot(listSlots(ctx
 export function moverJobDeps(ctx: AppContext): MoverJobDeps {
   return {
     disks: () => moverDisks(listSlots(ctx.db), (m) => ctx.paths.real(m)),
-    // mounted; on a sandbox outside lab mode the disks are plain directories, which count when they exist
-    present: (d) =>
-      ctx.paths.root !== '' && !ctx.config.lab.enabled
-        ? fs.stat(d.path).then(
-            (st) => st.isDirectory(),
-            () => false,
-          )
-        : isMountedAt(ctx.paths, d.mountpoint),
+    // on a sandbox outside lab mode the disks are plain directories
+    present: diskPresence({
+      plainDirectories: ctx.paths.root !== '' && !ctx.config.lab.enabled,
+      isMounted: (mountpoint) => isMountedAt(ctx.paths, mountpoint),
+    }),
     shares: () => moverShares(listShares(ctx.db)),
     minFreeBytes: () =>
       minFreeSpaceMiB(
