@@ -29,3 +29,4 @@ export * from './node/import.ts';
 export * from './node/device-mounter.ts';
 export * from './node/import-progress.ts';
 export * from './node/export-guarded.ts';
+export * from './core/export-body.ts';

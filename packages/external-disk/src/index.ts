@@ -19,3 +19,6 @@ export * from './operations/format.ts';
 export * from './core/mount.ts';
 export * from './node/mount.ts';
 export * from './operations/mount.ts';
+export * from './operations/guarded.ts';
+export * from './node/device-files.ts';
+export * from './operations/store-rules.ts';

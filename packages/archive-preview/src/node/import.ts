@@ -19,6 +19,7 @@ import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { type AppError, badRequest, conflict, fsyncDir, type HostPaths } from '@appliance/common';
 import Database from 'better-sqlite3';
+import { jobRunning } from '@appliance/jobs';
 import * as v from 'valibot';
 import type { DiskMappingEntry } from '../core/bare-metal.ts';
 import {
@@ -70,15 +71,18 @@ export interface ImportDeps extends PreviewDeps {
    * (`409 operations_running`). While held, every other write answers `409 import_in_progress`.
    */
   tryLock(): (() => void) | null;
-  /** When `tryLock` fails: the refusal naming what runs (a job), or null for the generic one. */
-  whyBusy?(): AppError | null;
+  /** When `tryLock` fails: the first job running now (the refusal names it), or null. */
+  runningJob?(): RunningJob | null;
   /** smb.conf as the server renders it, from the prepared database (a better-sqlite3 file). */
   renderSmbConf(preparedDb: string): Promise<string>;
   /** testparm on a candidate smb.conf; throws when it is refused. */
   validateSmbConf(candidate: string): Promise<void>;
   mounter: Mounter;
-  /** Writes the `config.import` audit row on the live connection, inside the commit transaction. */
-  auditRow(db: Database.Database, details: Record<string, unknown>): void;
+  /**
+   * Writes the `config.import` audit row on the live connection, inside the commit transaction;
+   * `target` is the archive's hostname.
+   */
+  auditRow(db: Database.Database, details: Record<string, unknown>, target: string): void;
   /** Each step as it starts (`hostname` is the archive's). */
   onStep?(progress: { step: ImportStep; index: number; total: number; hostname: string }): void;
   /** Fault injection for tests: runs before each step; a throw fails that step. */
@@ -128,6 +132,26 @@ export const operationsRunning = (): AppError =>
     'Another change or long operation is running; wait until it has finished, then import again.',
   );
 
+/** A job as the import's busy refusal names it. */
+export interface RunningJob {
+  id: string;
+  type: string;
+  target: string;
+  cancellable: boolean;
+}
+
+/** The import lock is taken: `job_running` naming a running job, else `operations_running`. */
+export const importBusy = (job: RunningJob | null): AppError =>
+  job
+    ? jobRunning({
+        type: job.type,
+        title: `the ${job.type} job`,
+        target: job.target,
+        jobId: job.id,
+        cancellable: job.cancellable,
+      })
+    : operationsRunning();
+
 /** The whole import of one multipart upload (raw Node request). */
 export async function importUpload(
   deps: ImportDeps,
@@ -159,7 +183,7 @@ export async function importUpload(
       diskMapping,
     });
     if (refusal) throw refusal;
-    if (!release) throw deps.whyBusy?.() ?? operationsRunning();
+    if (!release) throw importBusy(deps.runningJob?.() ?? null);
     return await runSteps(deps, {
       contents: upload.result,
       extracted,
@@ -276,14 +300,18 @@ async function runSteps(deps: ImportDeps, input: StepInput): Promise<ImportRespo
       plan,
       nonce: swap.journal.nonce,
       inTransaction: (db) =>
-        deps.auditRow(db, {
-          archive: response.archive,
-          preImportArchive,
-          schemaUpgrade: response.archive.schemaVersion !== response.liveSchemaVersion,
-          secrets: secrets.report.status,
-          identity: secrets.report.identity,
-          mounted: mounts.map((m) => m.mountpoint),
-        }),
+        deps.auditRow(
+          db,
+          {
+            archive: response.archive,
+            preImportArchive,
+            schemaUpgrade: response.archive.schemaVersion !== response.liveSchemaVersion,
+            secrets: secrets.report.status,
+            identity: secrets.report.identity,
+            mounted: mounts.map((m) => m.mountpoint),
+          },
+          response.archive.hostname,
+        ),
     });
   } catch (err) {
     deps.log?.('config import failed; putting everything back', { step, error: describe(err) });

@@ -92,3 +92,14 @@ export const labelTaken = (label: string): AppError =>
     `The label "${label}" is already registered (labels are unique regardless of case): choose another label.`,
     { label },
   );
+
+/** A registration whose filesystem UUID another row holds (re-checked inside the write). */
+export const filesystemRegistered = (label: string): AppError =>
+  new AppError(
+    409,
+    'external_disk_exists',
+    `This disk is already registered as the external disk "${label}".`,
+    {
+      label,
+    },
+  );

@@ -2,3 +2,5 @@
 export * from './guard-shims.ts';
 export * from './lab-disks.ts';
 export * from './memory-store.ts';
+export * from './memory-guard.ts';
+export * from './memory-rows.ts';

@@ -1,5 +1,5 @@
 import { AppError } from '@appliance/common';
-import { labelTaken } from '../core/check-register.ts';
+import { filesystemRegistered, labelTaken } from '../core/check-register.ts';
 import type { ArraySlotIdentity, ExternalDiskRow } from '../core/types.ts';
 import type { ExternalDiskStore, FormatRecord, FormatStart } from '../ports.ts';
 
@@ -84,6 +84,7 @@ export class MemoryStore implements ExternalDiskStore {
     const others = this.rows.filter((r) => r.id !== selfId);
     const taken = others.find((r) => r.label.toLowerCase() === label.toLowerCase());
     if (taken) throw labelTaken(taken.label);
-    if (fsUuid !== null && others.some((r) => r.fsUuid === fsUuid)) throw new Error('fs_uuid not unique');
+    const holder = fsUuid === null ? undefined : others.find((r) => r.fsUuid === fsUuid);
+    if (holder) throw filesystemRegistered(holder.label);
   }
 }

@@ -8,3 +8,4 @@ export { filesOpenForWriting, presence, scanCache } from './node/scan.ts';
 export * from './node/mover.ts';
 export * from './job.ts';
 export * from './ports.ts';
+export * from './operations.ts';

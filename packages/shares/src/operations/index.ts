@@ -5,3 +5,5 @@ export * from './share-definitions.ts';
 export * from './share-permissions.ts';
 export * from './samba-service.ts';
 export * from './data-delete.ts';
+export * from './samba-setup.ts';
+export * from './facts.ts';

@@ -13,7 +13,6 @@ import { renderSmbConfAt, validateSmbConf } from '@appliance/shares';
 import Database from 'better-sqlite3';
 import { drizzle } from 'drizzle-orm/better-sqlite3';
 import type { AppContext } from '../../context.ts';
-import { jobRunning } from '@appliance/jobs';
 import { createSealer, machineKeyCheck } from '../../db/machine-key.ts';
 import { type Db, MIGRATIONS_DIR } from '../../db/open.ts';
 import * as schema from '../../db/schema.ts';
@@ -70,18 +69,7 @@ export function importDeps(
     sealer: ctx.sealer,
     exportDeps: exportDeps(ctx, options.appVersion),
     tryLock: () => ctx.gate.tryImport(),
-    whyBusy: () => {
-      const job = ctx.jobs.running()[0];
-      return job
-        ? jobRunning({
-            type: job.type,
-            title: `the ${job.type} job`,
-            target: job.target,
-            jobId: job.id,
-            cancellable: job.cancellable,
-          })
-        : null;
-    },
+    runningJob: () => ctx.jobs.running()[0] ?? null,
     async renderSmbConf(prepared) {
       const conn = new Database(prepared, { readonly: true, fileMustExist: true });
       try {
@@ -100,14 +88,8 @@ export function importDeps(
         log: (message) => ctx.logger.error(message),
       }),
     mounter: deviceMounter(ctx.runner),
-    auditRow(_db, details) {
-      const archive = details['archive'] as { hostname?: string } | undefined;
-      ctx.audit.record(ctx.db, options.actor, {
-        operation: 'config.import',
-        target: archive?.hostname ?? 'configuration',
-        details,
-      });
-    },
+    auditRow: (_db, details, target) =>
+      ctx.audit.record(ctx.db, options.actor, { operation: 'config.import', target, details }),
     ...(options.onStep ? { onStep: options.onStep } : {}),
     ...(ctx.hooks.importFault ? { beforeStep: (step) => ctx.hooks.importFault?.(step) } : {}),
     async onCommitted({ adoptedKey }) {

@@ -1,31 +1,7 @@
 /** `POST /config/export` (01 §2): streams an archive of the live installation. */
 import { Readable } from 'node:stream';
-import { badRequest } from '@appliance/common';
-import type { Context } from 'hono';
+import { checkExportBody } from '@appliance/archive-preview';
 import { defineRoute } from '../../http/route.ts';
-
-const MAX_BODY = 64 * 1024;
-
-/** The request takes no body, or `{}`; anything else is 400 bad_request. */
-async function checkEmptyBody(c: Context): Promise<void> {
-  const text = await c.req.raw.text();
-  if (Buffer.byteLength(text) > MAX_BODY) throw badRequest([{ path: '', message: 'send no body, or {}' }]);
-  if (text.trim() === '') return;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    throw badRequest([{ path: '', message: 'send no body, or {}' }]);
-  }
-  if (
-    parsed === null ||
-    typeof parsed !== 'object' ||
-    Array.isArray(parsed) ||
-    Object.keys(parsed).length > 0
-  ) {
-    throw badRequest([{ path: '', message: 'send no body, or {}' }]);
-  }
-}
 
 export function exportRoute(appVersion: () => string) {
   return defineRoute({
@@ -42,7 +18,8 @@ export function exportRoute(appVersion: () => string) {
       },
     },
     handler: async ({ ctx, actor, c }) => {
-      await checkEmptyBody(c);
+      // no body, or {}: anything else is 400 bad_request
+      checkExportBody(await c.req.raw.text());
       const { exportDeps, exportGuard, startGuardedExport } = await import('./work.ts');
       // the stream outlives the handler: it holds the import lock until it ends (08 §14)
       const result = await startGuardedExport(exportDeps(ctx, appVersion()), exportGuard(ctx, actor));

@@ -5,16 +5,11 @@
  * The route manages the import lock itself (`gate: 'self'`); every other write meanwhile answers
  * `409 import_in_progress` (http/app.ts).
  */
-import type { IncomingMessage } from 'node:http';
-import { Readable } from 'node:stream';
 import { archiveTooLarge, LIMITS } from '@appliance/archive-preview';
-import { AppError } from '@appliance/common';
 import { defineRoute, ok } from '../../http/route.ts';
 import { ErrorBody } from '../../http/schemas.ts';
 import { ImportSchema } from './schemas.ts';
-
-const webBody = (raw: ReadableStream<Uint8Array> | null): Readable =>
-  raw ? Readable.fromWeb(raw as import('node:stream/web').ReadableStream) : Readable.from([]);
+import { withUpload } from './upload.ts';
 
 export function importRoute(appVersion: () => string, onAccountsReplaced: () => void) {
   return defineRoute({
@@ -46,29 +41,19 @@ export function importRoute(appVersion: () => string, onAccountsReplaced: () => 
         schema: ErrorBody,
       },
     },
-    handler: async ({ ctx, actor, c }) => {
-      const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
-      const headers = incoming?.headers ?? Object.fromEntries(c.req.raw.headers.entries());
-      const body: Readable = incoming ?? webBody(c.req.raw.body);
-      const operationId = ctx.random.uuid();
-      try {
+    handler: ({ ctx, actor, c }) =>
+      withUpload(c, async ({ headers, body }) => {
+        const operationId = ctx.random.uuid();
         const { importDeps, importUploadWithProgress } = await import('./work.ts');
-        const result = await importUploadWithProgress(
-          importDeps(ctx, { actor, appVersion: appVersion(), onAccountsReplaced }),
-          headers,
-          body,
-          ({ target, done, progress }) =>
+        const deps = importDeps(ctx, { actor, appVersion: appVersion(), onAccountsReplaced });
+        return ok(
+          await importUploadWithProgress(deps, headers, body, ({ target, done, progress }) =>
             ctx.events.publish({
               type: 'progress',
               data: { operationId, operation: 'config.import', target, done, progress },
             }),
+          ),
         );
-        return ok(result);
-      } catch (err) {
-        // the rest of an upload refused while arriving is not read: the connection closes after
-        if (err instanceof AppError && !body.readableEnded) c.header('Connection', 'close');
-        throw err;
-      }
-    },
+      }),
   });
 }

@@ -3,15 +3,10 @@
  * archive reader (busboy on the raw body), into a private temp directory removed on every path.
  * Served on the Unix socket before an admin exists (`socketBeforeSetup`).
  */
-import type { IncomingMessage } from 'node:http';
-import { Readable } from 'node:stream';
 import { LIMITS, archiveTooLarge } from '@appliance/archive-preview';
-import { AppError } from '@appliance/common';
 import { defineRoute, ok } from '../../http/route.ts';
 import { PreviewSchema } from './schemas.ts';
-
-const webBody = (raw: ReadableStream<Uint8Array> | null): Readable =>
-  raw ? Readable.fromWeb(raw as import('node:stream/web').ReadableStream) : Readable.from([]);
+import { withUpload } from './upload.ts';
 
 export const previewRoute = defineRoute({
   method: 'POST',
@@ -27,20 +22,9 @@ export const previewRoute = defineRoute({
   responses: {
     200: { description: 'What the import would do', schema: PreviewSchema },
   },
-  handler: async ({ ctx, c }) => {
-    // The raw Node request when the Node adapter provides it: the upload never goes through a web
-    // stream (touching `c.req.raw.body` would start one, and cost a copy per chunk).
-    const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
-    const headers = incoming?.headers ?? Object.fromEntries(c.req.raw.headers.entries());
-    const body: Readable = incoming ?? webBody(c.req.raw.body);
-    try {
+  handler: ({ ctx, c }) =>
+    withUpload(c, async ({ headers, body }) => {
       const { previewDeps, previewUpload } = await import('./work.ts');
       return ok(await previewUpload(previewDeps(ctx), headers, body));
-    } catch (err) {
-      // A failure found while the upload is still arriving is answered at once; the rest of the
-      // body is not read, so the connection is closed after the answer.
-      if (err instanceof AppError && !body.readableEnded) c.header('Connection', 'close');
-      throw err;
-    }
-  },
+    }),
 });

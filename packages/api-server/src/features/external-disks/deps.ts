@@ -1,13 +1,30 @@
-import fsSync from 'node:fs';
-import fs from 'node:fs/promises';
-import path from 'node:path';
-import type { ExternalDiskDeps, MountDeps } from '@appliance/external-disk';
+import { destinationGroup } from '@appliance/backups';
+import type { ExternalDiskDeps, GuardPorts, MountDeps } from '@appliance/external-disk';
 import type { AppContext } from '../../context.ts';
 import type { Actor } from '../../services/audit.ts';
 import { createExternalDiskStore } from './store.ts';
 
+/** The package, loaded by the first request that needs it (probes, mkfs, wipefs runners). */
+export const operations = () => import('@appliance/external-disk');
+type Operations = Awaited<ReturnType<typeof operations>>;
+
+/**
+ * The backup-group hold of an external disk (`@appliance/backups`' group of its label) and the
+ * progress events of its operations.
+ */
+function guardPorts(ctx: AppContext): GuardPorts {
+  return {
+    holdBackups: (label, what) => ctx.jobs.hold([destinationGroup(label)], { ...what, target: label }),
+    openProgress: (operation, target) => ctx.events.progress(ctx.random.uuid(), operation, target),
+  };
+}
+
 /** The ports of `@appliance/external-disk`, wired to the server's context for one request. */
-export function externalDiskDeps(ctx: AppContext, actor: Actor | null): ExternalDiskDeps {
+export function externalDiskDeps(
+  ctx: AppContext,
+  actor: Actor | null,
+  ops: Operations,
+): ExternalDiskDeps & GuardPorts {
   return {
     inventory: ctx.inventory,
     store: createExternalDiskStore(ctx, actor),
@@ -15,13 +32,13 @@ export function externalDiskDeps(ctx: AppContext, actor: Actor | null): External
     locks: ctx.locks,
     clock: ctx.clock,
     log: ctx.logger,
-    realpath: (device) => realDevicePath(ctx, device),
-    holdDevice: (device) => holdDevice(ctx, device),
+    ...ops.deviceFiles(ctx.paths.devDir),
+    ...guardPorts(ctx),
   };
 }
 
 /** The ports of mount and eject (`/mnt/disks/<label>` under the host root, sysfs for power-down). */
-export function mountDeps(ctx: AppContext, actor: Actor | null): MountDeps {
+export function mountDeps(ctx: AppContext, actor: Actor | null): MountDeps & GuardPorts {
   return {
     inventory: ctx.inventory,
     store: createExternalDiskStore(ctx, actor),
@@ -30,27 +47,6 @@ export function mountDeps(ctx: AppContext, actor: Actor | null): MountDeps {
     log: ctx.logger,
     mountRoot: ctx.paths.externalDisksDir,
     sysClassBlock: ctx.paths.sysClassBlock,
+    ...guardPorts(ctx),
   };
-}
-
-/** A read-only, non-blocking handle on the disk (its block cache stays warm); closed by the release. */
-function holdDevice(ctx: AppContext, device: string): () => void {
-  let fd: number;
-  try {
-    fd = fsSync.openSync(hostDevice(ctx, device), fsSync.constants.O_RDONLY | fsSync.constants.O_NONBLOCK);
-  } catch {
-    return () => undefined;
-  }
-  return () => fsSync.closeSync(fd);
-}
-
-/** The host path of a logical `/dev/…` device path (the device directory of the host paths). */
-const hostDevice = (ctx: AppContext, device: string): string =>
-  path.join(ctx.paths.devDir, path.relative('/dev', device));
-
-/** realpath of a logical `/dev/…` path, read under the host root and reported logically again. */
-async function realDevicePath(ctx: AppContext, device: string): Promise<string> {
-  const devDir = ctx.paths.devDir;
-  const real = await fs.realpath(hostDevice(ctx, device));
-  return devDir === '/dev' ? real : path.join('/dev', path.relative(devDir, real));
 }

@@ -24,7 +24,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { arrayDisks, auditLog, externalDisks } from '../../db/schema.ts';
 import type { ServerEvent } from '../../services/events.ts';
 import { type Sandbox, startSandbox } from '../../../test-support/sandbox.ts';
-import { externalDiskDeps } from './deps.ts';
+import { externalDiskDeps, operations } from './deps.ts';
 
 const run = promisify(execFile);
 const MiB = 1024 * 1024;
@@ -123,7 +123,7 @@ function openHandlesOn(device: string): string[] {
 describe('the disk hold of a format', () => {
   it('opens a read-only handle on the disk and the release closes it; a missing device is not held', async () => {
     const d = await disk({});
-    const deps = externalDiskDeps(s.server.ctx, null);
+    const deps = externalDiskDeps(s.server.ctx, null, await operations());
     const release = deps.holdDevice!(d.device);
     expect(openHandlesOn(d.device)).toHaveLength(1);
     release();

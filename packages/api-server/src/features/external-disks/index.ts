@@ -1,9 +1,6 @@
-import { destinationGroup } from '@appliance/backups';
-import type { DiskLocks } from '@appliance/external-disk';
 import { created, defineRoute, ok } from '../../http/route.ts';
-import type { AppContext } from '../../context.ts';
 import type { Feature } from '../feature.ts';
-import { externalDiskDeps, mountDeps } from './deps.ts';
+import { externalDiskDeps, mountDeps, operations } from './deps.ts';
 import {
   EjectSchema,
   ExternalDiskList,
@@ -15,48 +12,10 @@ import {
   RegisterBody,
 } from './schemas.ts';
 
-/** The operations (probes, mkfs, wipefs runners) load on the first request that needs them. */
-const operations = () => import('@appliance/external-disk');
-
-/** A progress reporter that publishes nothing until the first update (a refusal publishes none). */
-function lazyProgress(ctx: AppContext, operation: string, target: string) {
-  let reporter: ReturnType<AppContext['events']['progress']> | null = null;
-  let last: Record<string, unknown> = {};
-  return {
-    update(progress: Record<string, unknown>) {
-      reporter ??= ctx.events.progress(ctx.random.uuid(), operation, target);
-      last = progress;
-      reporter.update(progress);
-    },
-    finish(ok: boolean) {
-      reporter?.finish(ok ? { ...last, stepIndex: last['steps'], ok } : { ...last, ok });
-    },
-  };
-}
-
-/**
- * The disk locks of an operation on an external disk, which also hold the disk's backup group
- * while they are held (07 §6.3 check 14, right after the disk lock): a format, a mount or an eject
- * never runs while a backup, drill or restore uses the disk (409 job_running), none of those starts
- * meanwhile, and two of them on one disk still answer 409 disk_busy.
- */
-function holdingDisk(ctx: AppContext, label: string, type: string, title: string): DiskLocks {
-  return {
-    tryRun: (keys, busy, fn) =>
-      ctx.locks.tryRun(keys, busy, async () => {
-        const release = ctx.jobs.hold([destinationGroup(label)], { type, target: label, title });
-        try {
-          return await fn();
-        } finally {
-          release();
-        }
-      }),
-  };
-}
-
 /**
  * External disks (07): list, register, format, mount, eject. Handlers parse, call the package, map
- * the result.
+ * the result. A format, mount or eject also holds the disk's backup group while it holds the disk
+ * (a backup, drill or restore never runs beside it: 409 job_running), the package's `*Guarded`.
  */
 export const feature: Feature = {
   name: 'external-disks',
@@ -74,9 +33,8 @@ export const feature: Feature = {
         // A listing: probes of unchanged disks are reused (docs/decisions/performance.md); the
         // register and format routes below read a fully fresh inventory.
         const inventory = { read: () => ctx.inventory.read({ reuseProbes: true }) };
-        return ok({
-          disks: await (await operations()).listExternal({ ...externalDiskDeps(ctx, actor), inventory }),
-        });
+        const ops = await operations();
+        return ok({ disks: await ops.listExternal({ ...externalDiskDeps(ctx, actor, ops), inventory }) });
       },
     }),
     defineRoute({
@@ -87,8 +45,10 @@ export const feature: Feature = {
       tags: ['disks'],
       body: RegisterBody,
       responses: { 201: { description: 'The registered external disk', schema: ExternalDiskSchema } },
-      handler: async ({ ctx, actor, body }) =>
-        created(await (await operations()).registerExternal(externalDiskDeps(ctx, actor), body)),
+      handler: async ({ ctx, actor, body }) => {
+        const ops = await operations();
+        return created(await ops.registerExternal(externalDiskDeps(ctx, actor, ops), body));
+      },
     }),
     defineRoute({
       method: 'POST',
@@ -101,24 +61,15 @@ export const feature: Feature = {
       // 07 §6.1: an empty body counts as `{}` (then 409 confirmation_required names the phrase).
       emptyBody: 'object',
       responses: { 200: { description: 'The formatted external disk', schema: ExternalDiskSchema } },
+      // Progress events (08 §12) from the first write on: a refused format publishes none.
       handler: async ({ ctx, actor, params, body }) => {
-        // Progress events (08 §12) from the first write on: a refused format publishes none.
-        const progress = lazyProgress(ctx, 'disks.external.format', params.label);
-        const deps = {
-          ...externalDiskDeps(ctx, actor),
-          locks: holdingDisk(ctx, params.label, 'disks.external.format', 'a format of this external disk'),
-          onStep: (step: string, index: number, count: number) =>
-            progress.update({ step, stepIndex: index + 1, steps: count }),
-        };
-        try {
-          const { formatExternal } = await operations();
-          const { disk } = await formatExternal(deps, { label: params.label, ...body });
-          progress.finish(true);
-          return ok(disk);
-        } catch (err) {
-          progress.finish(false);
-          throw err;
-        }
+        const ops = await operations();
+        return ok(
+          await ops.formatExternalGuarded(externalDiskDeps(ctx, actor, ops), {
+            label: params.label,
+            ...body,
+          }),
+        );
       },
     }),
     defineRoute({
@@ -133,12 +84,8 @@ export const feature: Feature = {
       responses: {
         200: { description: 'The disk, mounted (mounted: false when it already was)', schema: MountSchema },
       },
-      handler: async ({ ctx, actor, params }) => {
-        const locks = holdingDisk(ctx, params.label, 'disks.external.mount', 'a mount of this external disk');
-        return ok(
-          await (await operations()).mountExternal({ ...mountDeps(ctx, actor), locks }, params.label),
-        );
-      },
+      handler: async ({ ctx, actor, params }) =>
+        ok(await (await operations()).mountExternalGuarded(mountDeps(ctx, actor), params.label)),
     }),
     defineRoute({
       method: 'POST',
@@ -150,17 +97,8 @@ export const feature: Feature = {
       body: NoBody,
       emptyBody: 'object',
       responses: { 200: { description: 'What was done, and why not more', schema: EjectSchema } },
-      handler: async ({ ctx, actor, params }) => {
-        const locks = holdingDisk(
-          ctx,
-          params.label,
-          'disks.external.eject',
-          'an eject of this external disk',
-        );
-        return ok(
-          await (await operations()).ejectExternal({ ...mountDeps(ctx, actor), locks }, params.label),
-        );
-      },
+      handler: async ({ ctx, actor, params }) =>
+        ok(await (await operations()).ejectExternalGuarded(mountDeps(ctx, actor), params.label)),
     }),
   ],
 };

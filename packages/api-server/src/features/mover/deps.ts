@@ -1,62 +1,47 @@
 /**
- * The mover job's ports (`@appliance/shares`' `MoverJobDeps`, `MoverScheduleDeps`) wired to the
- * server: the cache and data disks (real paths, in the array's order; data disks with a removal
- * state neither take files nor are checked), whether each is mounted, the cache-then-move shares
- * and their create policies, minfreespace, the journal directory, /proc, the command runner, the
- * notification path, the settings (./store.ts) and the job runner.
+ * The mover's ports (`@appliance/shares`' `MoverJobDeps`, `MoverScheduleDeps`,
+ * `MoverServicePorts`) wired to the server: the array's slots and the share rows (the package picks
+ * the disks and shares), whether each disk is mounted, minfreespace, the journal directory, /proc,
+ * the command runner, the notification path, the settings (./store.ts) and the job runner.
  */
-import fs from 'node:fs/promises';
 import path from 'node:path';
 import { isMountedAt, minFreeSpaceMiB } from '@appliance/array-planner';
-import { type MoverJobDeps, type MoverScheduleDeps, moverNoCache } from '@appliance/shares';
+import {
+  diskPresence,
+  hasCacheSlot,
+  type MoverJobDeps,
+  type MoverScheduleDeps,
+  type MoverServicePorts,
+  moverDisks,
+  moverShares,
+} from '@appliance/shares';
+import { isoMillis } from '@appliance/common';
 import type { AppContext } from '../../context.ts';
+import type { Actor } from '../../services/audit.ts';
 import { listSlots, readSettings as readArraySettings } from '../disks/store.ts';
 import { readSettings } from '../settings/index.ts';
 import { listShares } from '../shares/store.ts';
-import { readMoverSettings } from './store.ts';
+import { readMoverSettings, writeMoverSettings } from './store.ts';
 
 const MiB = 1024 * 1024;
 
-/** The journal of the batch being moved (system disk, survives a restart). */
-export const journalDir = (ctx: AppContext): string => path.join(ctx.paths.stateDir, 'mover');
-
-export const moverShares = (ctx: AppContext) =>
-  listShares(ctx.db)
-    .filter((s) => s.cacheMode === 'cache-then-move')
-    .map((s) => ({ name: s.name, createPolicy: s.createPolicy }));
-
-export const hasCache = (ctx: AppContext): boolean => listSlots(ctx.db).some((s) => s.role === 'cache');
-
-export function requireCache(ctx: AppContext): void {
-  if (!hasCache(ctx)) throw moverNoCache();
-}
+export const hasCache = (ctx: AppContext): boolean => hasCacheSlot(listSlots(ctx.db));
 
 export function moverJobDeps(ctx: AppContext): MoverJobDeps {
-  const disk = (mountpoint: string) => ({ mountpoint, path: ctx.paths.real(mountpoint) });
   return {
-    disks: () => {
-      const slots = listSlots(ctx.db);
-      const cache = slots.find((s) => s.role === 'cache');
-      if (!cache) return null;
-      const data = slots
-        .filter((s) => s.role === 'data' && s.removalState === null)
-        .sort((a, b) => a.roleIndex - b.roleIndex);
-      return { cache: disk(cache.mountpoint), data: data.map((d) => disk(d.mountpoint)) };
-    },
-    // mounted; on a sandbox outside lab mode the disks are plain directories, which count when they exist
-    present: (d) =>
-      ctx.paths.root !== '' && !ctx.config.lab.enabled
-        ? fs.stat(d.path).then(
-            (st) => st.isDirectory(),
-            () => false,
-          )
-        : isMountedAt(ctx.paths, d.mountpoint),
-    shares: () => moverShares(ctx),
+    disks: () => moverDisks(listSlots(ctx.db), (m) => ctx.paths.real(m)),
+    // on a sandbox outside lab mode the disks are plain directories
+    present: diskPresence({
+      plainDirectories: ctx.paths.root !== '' && !ctx.config.lab.enabled,
+      isMounted: (mountpoint) => isMountedAt(ctx.paths, mountpoint),
+    }),
+    shares: () => moverShares(listShares(ctx.db)),
     minFreeBytes: () =>
       minFreeSpaceMiB(
         listSlots(ctx.db).map((s) => ({ role: s.role, entry: { sizeBytes: s.sizeBytes ?? 0 } })),
       ) * MiB,
-    journalDir: () => journalDir(ctx),
+    // the journal of the batch being moved (system disk, survives a restart)
+    journalDir: () => path.join(ctx.paths.stateDir, 'mover'),
     procDir: ctx.paths.procDir,
     runner: ctx.runner,
     tuning: () => ({
@@ -80,5 +65,25 @@ export function moverScheduleDeps(ctx: AppContext): MoverScheduleDeps {
     hasCache: () => hasCache(ctx),
     timeZone: () => readSettings(ctx.db).timezone,
     jobs: ctx.jobs,
+  };
+}
+
+/** The ports of the mover's API operations, for one request audited as `actor`. */
+export function moverPorts(ctx: AppContext, actor: Actor | null): MoverServicePorts<Actor | null> {
+  return {
+    slots: () => listSlots(ctx.db),
+    shares: () => listShares(ctx.db),
+    settings: () => readMoverSettings(ctx.db),
+    writeSettings: (fn) =>
+      ctx.writes.run((db) =>
+        fn({
+          read: () => readMoverSettings(db),
+          write: (s) => writeMoverSettings(db, s, isoMillis(ctx.clock.now())),
+          audit: (entry) => ctx.audit.record(db, actor, entry),
+        }),
+      ),
+    jobs: ctx.jobs,
+    actor,
+    nextRun: () => ctx.scheduler.view('mover')?.nextDueAt ?? null,
   };
 }

@@ -2,44 +2,25 @@
  * The mover (issue 37): files of cache-then-move shares go from the cache to the data disks, as a
  * job in the array group (never beside a parity sync or a disk job), daily before the parity sync,
  * on demand, and reported in `GET /mover`. The job, its schedule and the work are
- * @appliance/shares' (`moverJob`, `moverImplementation`, `moverSchedule`); this folder wires their
- * ports (deps.ts), stores the settings (store.ts) and serves them.
+ * @appliance/shares' (`moverJob`, `moverImplementation`, `moverSchedule`), and so are the status,
+ * the run on demand and the settings' replacement; this folder wires their ports (deps.ts), stores
+ * the settings (store.ts) and serves them.
  */
-import { isoMillis } from '@appliance/common';
-import type { JobView } from '@appliance/jobs';
 import {
-  MOVER_TARGET,
-  type MoverResult,
-  type MoverRunParams,
   moverImplementation,
   moverJob,
   moverSchedule,
+  moverStatus,
+  runMoverNow,
+  setMoverSettings,
 } from '@appliance/shares';
 import { accepted, defineRoute, ok } from '../../http/route.ts';
 import { ErrorBody } from '../../http/schemas.ts';
 import type { Feature } from '../feature.ts';
 import { JobSchema } from '../jobs/schemas.ts';
-import { hasCache, moverJobDeps, moverScheduleDeps, moverShares, requireCache } from './deps.ts';
+import { hasCache, moverJobDeps, moverPorts, moverScheduleDeps } from './deps.ts';
 import { MoverRunBody, MoverSettingsBody, MoverSettingsSchema, MoverStatusSchema } from './schemas.ts';
-import { readMoverSettings, writeMoverSettings } from './store.ts';
-
-function lastRun(view: JobView<MoverRunParams, MoverResult> | null) {
-  if (!view) return null;
-  const r = view.result;
-  return {
-    jobId: view.id,
-    state: view.state,
-    trigger: view.trigger,
-    startedAt: view.startedAt,
-    endedAt: view.endedAt,
-    movedFiles: r?.movedFiles ?? null,
-    movedBytes: r?.movedBytes ?? null,
-    skippedCount: r?.skippedCount ?? null,
-    skippedByReason: r?.skippedByReason ?? null,
-    skipped: r?.skipped ?? [],
-    error: view.error ? { code: view.error.code, message: view.error.message } : null,
-  };
-}
+import { readMoverSettings } from './store.ts';
 
 export const feature: Feature = {
   name: 'mover',
@@ -57,24 +38,7 @@ export const feature: Feature = {
       summary: 'The mover: last run (moved files and bytes, skipped files and why), running job, next run',
       tags: ['mover'],
       responses: { 200: { description: 'Mover status', schema: MoverStatusSchema } },
-      handler: ({ ctx }) => {
-        const running = ctx.jobs.runningOf(moverJob)[0] ?? null;
-        const last = ctx.jobs.latest(moverJob, [
-          'succeeded',
-          'failed',
-          'cancelled',
-          'interrupted',
-          'blocked',
-        ]);
-        return ok({
-          configured: hasCache(ctx),
-          shares: moverShares(ctx).map((s) => s.name),
-          settings: readMoverSettings(ctx.db),
-          running,
-          lastRun: lastRun(last),
-          nextRun: ctx.scheduler.view('mover')?.nextDueAt ?? null,
-        });
-      },
+      handler: ({ ctx }) => ok(moverStatus(moverPorts(ctx, null))),
     }),
     defineRoute({
       method: 'POST',
@@ -88,11 +52,7 @@ export const feature: Feature = {
         202: { description: 'The mover job (Location: /api/v1/jobs/<id>)', schema: JobSchema },
         409: { description: 'no_cache, job_running, import_in_progress', schema: ErrorBody },
       },
-      handler: async ({ ctx, actor, body }) => {
-        requireCache(ctx);
-        const verify = body.verify ?? readMoverSettings(ctx.db).verify;
-        return accepted((await ctx.jobs.start(moverJob, { verify }, { target: MOVER_TARGET, actor })).view);
-      },
+      handler: async ({ ctx, actor, body }) => accepted(await runMoverNow(moverPorts(ctx, actor), body)),
     }),
     defineRoute({
       method: 'GET',
@@ -111,17 +71,7 @@ export const feature: Feature = {
       tags: ['mover', 'settings'],
       body: MoverSettingsBody,
       responses: { 200: { description: 'Mover settings', schema: MoverSettingsSchema } },
-      handler: async ({ ctx, actor, body }) => {
-        await ctx.writes.run((db) => {
-          const before = readMoverSettings(db);
-          writeMoverSettings(db, body, isoMillis(ctx.clock.now()));
-          const changed = Object.fromEntries(
-            Object.entries(body).filter(([k, val]) => before[k as keyof typeof before] !== val),
-          );
-          ctx.audit.record(db, actor, { operation: 'settings.mover', target: 'mover', details: { changed } });
-        });
-        return ok(readMoverSettings(ctx.db));
-      },
+      handler: async ({ ctx, actor, body }) => ok(await setMoverSettings(moverPorts(ctx, actor), body)),
     }),
   ],
 };

@@ -4,12 +4,11 @@
  * Samba service built from the configuration (which smbd, its sandbox layout).
  */
 import {
-  type SambaMode,
-  type SambaSandboxLayout,
+  type SambaHost,
   type SambaServiceOptions,
   type ShareOperationPorts,
-  sambaSandboxLayout,
-  sambaServiceGlobals,
+  sambaGlobalsOf,
+  sambaServiceOptions,
 } from '@appliance/shares';
 import { eq } from 'drizzle-orm';
 import type { AppContext } from '../../context.ts';
@@ -52,42 +51,26 @@ export function sharePorts(ctx: AppContext, actor: Actor | null): ShareOperation
 }
 
 /**
- * Which smbd this server drives: `host` (no root prefix: the machine's smbd, reloaded), `sandbox`
- * (a root prefix with `samba.sandbox`: the service's own smbd on a loopback port, issue 24), or
- * `none` (a sandbox without Samba: smb.conf is written and validated, nothing reads it).
+ * What this server knows of its host for Samba: the root prefix and `samba.sandbox` (which smbd it
+ * drives: the machine's, the sandbox's own on `samba.port`, or none), the paths of smb.conf and the
+ * pooled view.
  */
-export function sambaMode(ctx: AppContext): SambaMode {
-  if (ctx.paths.root === '') return 'host';
-  return ctx.config.samba.sandbox ? 'sandbox' : 'none';
-}
-
-/** The sandboxed smbd's layout under the root prefix. */
-export function sandboxLayout(ctx: AppContext): SambaSandboxLayout {
-  return sambaSandboxLayout({
-    real: (logical) => ctx.paths.real(logical),
-    smbConf: ctx.paths.sambaConf,
-    poolDir: ctx.paths.userPool,
-    port: ctx.config.samba.port,
-  });
-}
+export const sambaHost = (ctx: AppContext): SambaHost => ({
+  root: ctx.paths.root,
+  sandbox: ctx.config.samba.sandbox,
+  port: ctx.config.samba.port,
+  real: (logical) => ctx.paths.real(logical),
+  smbConf: ctx.paths.sambaConf,
+  poolDir: ctx.paths.userPool,
+});
 
 /** The `[global]` lines this server adds to smb.conf (the regenerator's and the config import's). */
-export function sambaGlobals(ctx: AppContext): Array<readonly [string, string]> | undefined {
-  const mode = sambaMode(ctx);
-  return sambaServiceGlobals(mode, mode === 'sandbox' ? sandboxLayout(ctx) : null);
-}
+export const sambaGlobals = (ctx: AppContext) => sambaGlobalsOf(sambaHost(ctx));
 
 /** The Samba service of this server. */
-export function sambaOptions(ctx: AppContext): SambaServiceOptions {
-  const mode = sambaMode(ctx);
-  return {
-    mode,
-    layout: mode === 'sandbox' ? sandboxLayout(ctx) : null,
+export const sambaOptions = (ctx: AppContext): SambaServiceOptions =>
+  sambaServiceOptions(sambaHost(ctx), {
     runner: ctx.runner,
-    file: ctx.paths.sambaConf,
-    poolDir: ctx.paths.userPool,
-    root: ctx.paths.root,
     loadSnapshot: () => loadAccessSnapshot(ctx.db),
     log: (level, message, fields) => ctx.logger[level](message, fields),
-  };
-}
+  });

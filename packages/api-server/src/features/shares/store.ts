@@ -11,7 +11,7 @@ import type {
   ShareEnvironment,
   ShareStore,
 } from '@appliance/shares';
-import { hasCacheDisk } from '@appliance/shares';
+import { accessSnapshotOf, shareEnvironmentOf } from '@appliance/shares';
 import { eq, sql } from 'drizzle-orm';
 import type { Db } from '../../db/open.ts';
 import { preparedPerConnection } from '../../db/prepared.ts';
@@ -69,16 +69,13 @@ export function branchDisks(db: Db): BranchDisk[] {
 /** What the create/update checks need (08 §6). */
 export function shareEnvironment(db: Db): ShareEnvironment & { disks: BranchDisk[] } {
   const settings = db.select().from(arraySettings).where(eq(arraySettings.id, 1)).get();
-  const disks = branchDisks(db);
-  return {
-    arrayExists: settings !== undefined || disks.length > 0,
-    migrationPending: settings?.migrationPending === 1,
-    hasCache: hasCacheDisk(disks),
-    disks,
+  return shareEnvironmentOf({
+    settings: settings ? { migrationPending: settings.migrationPending === 1 } : null,
+    disks: branchDisks(db),
     nameTakenBy: (name) =>
       db.select({ name: shares.name }).from(shares).where(sql`lower(${shares.name}) = lower(${name})`).get()
         ?.name ?? null,
-  };
+  });
 }
 
 /** Deletes a share's grants and its row (the FKs cascade too; the code is explicit, 06 §1). */
@@ -195,19 +192,14 @@ const snapshotStatements = preparedPerConnection((db) => {
  */
 export function loadAccessSnapshot(db: Db): AccessSnapshot {
   const q = snapshotStatements(db);
-  const byGroup = new Map<string, string[]>();
-  for (const m of q.members.all()) {
-    const list = byGroup.get(m.groupId);
-    if (list) list.push(m.userId);
-    else byGroup.set(m.groupId, [m.userId]);
-  }
-  return {
+  return accessSnapshotOf({
     shares: q.shares
       .all()
       .map((s) => ({ name: s.name, smb: { enabled: s.enabled === 1, browseable: s.browseable === 1 } })),
     users: q.users.all(),
-    groups: q.groups.all().map((id) => ({ id, memberUserIds: byGroup.get(id) ?? [] })),
+    groupIds: q.groups.all(),
+    members: q.members.all(),
     userGrants: q.userGrants.all(),
     groupGrants: q.groupGrants.all(),
-  };
+  });
 }
