@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { memoryConditions, memoryStacksDeps } from '../test-support/index.ts';
 import { createStackBackups, planHoldsStack, type StoredPlan } from './backups.ts';
+import { stackRowOf } from '../node/stack-store.ts';
 import { stacksByTemplate } from './catalog.ts';
 import { createStackConditions, stackUpdates } from './conditions.ts';
 import { openLogFollow, pipeLogFollow } from './logs.ts';
@@ -109,5 +110,32 @@ describe('log follow', () => {
       'end {}',
     ]);
     expect(follow.controller.signal.aborted).toBe(true);
+  });
+});
+
+describe('stackRowOf', () => {
+  it('a template reference only when its three columns are set; flags from 0/1', () => {
+    const stored = {
+      name: 'tv',
+      templateSource: 'builtin',
+      templateId: 'jellyfin',
+      templateRevision: 3,
+      compose: 'c',
+      installedAt: 'x',
+      manuallyEdited: 1,
+      pending: 0,
+    };
+    expect(stackRowOf(stored)).toEqual({
+      name: 'tv',
+      template: { source: 'builtin', id: 'jellyfin', revision: 3 },
+      compose: 'c',
+      installedAt: 'x',
+      manuallyEdited: true,
+      pending: false,
+    });
+    expect(stackRowOf({ ...stored, templateRevision: null, pending: 1 })).toMatchObject({
+      template: null,
+      pending: true,
+    });
   });
 });

@@ -2,39 +2,25 @@
 import {
   type CatalogSourceRow,
   type CatalogSourceStore,
-  type StackRow,
   type StackStore,
   type StoredPlan,
   stackExists,
+  stackRowOf,
 } from '@appliance/template-installer';
 import { and, asc, eq, isNull, like, max } from 'drizzle-orm';
 import type { AppContext } from '../../context.ts';
 import { backupPlans, catalogSources, shares, stacks, watcherConditions } from '../../db/schema.ts';
 import type { Actor } from '../../services/audit.ts';
 
-type Row = typeof stacks.$inferSelect;
-
-const toRow = (r: Row): StackRow => ({
-  name: r.name,
-  template:
-    r.templateSource !== null && r.templateId !== null && r.templateRevision !== null
-      ? { source: r.templateSource, id: r.templateId, revision: r.templateRevision }
-      : null,
-  compose: r.compose,
-  installedAt: r.installedAt,
-  manuallyEdited: r.manuallyEdited !== 0,
-  pending: r.pending !== 0,
-});
-
 /** StackStore over SQLite; `.env` bodies sealed with the machine key. */
 export function createSqliteStackStore(ctx: AppContext): StackStore {
   return {
     async list() {
-      return ctx.db.select().from(stacks).orderBy(asc(stacks.name)).all().map(toRow);
+      return ctx.db.select().from(stacks).orderBy(asc(stacks.name)).all().map(stackRowOf);
     },
     async get(name) {
       const r = ctx.db.select().from(stacks).where(eq(stacks.name, name)).get();
-      return r ? toRow(r) : null;
+      return r ? stackRowOf(r) : null;
     },
     async readEnv(name) {
       const r = ctx.db.select({ env: stacks.env }).from(stacks).where(eq(stacks.name, name)).get();
