@@ -113,3 +113,15 @@ export async function containerPorts(
   }
   return ports;
 }
+
+/** The Engine named by DOCKER_HOST in `environ()`, read at each call (so a test may point it elsewhere). */
+export function createLazyDockerEngine(
+  environ: () => Readonly<Record<string, string | undefined>>,
+): DockerEngine {
+  const engine = () => createDockerEngine({ socketPath: engineSocket(environ()['DOCKER_HOST']) });
+  return {
+    containers: () => engine().containers(),
+    portBindings: (id) => engine().portBindings(id),
+    networks: () => engine().networks(),
+  };
+}

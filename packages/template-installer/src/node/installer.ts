@@ -37,6 +37,7 @@ import {
   wholeSeconds,
   writeStackFiles,
 } from './stack-files.ts';
+import { invalidStackName, stackExists, templateNotFound } from './installer-errors.ts';
 import { PortsCache, readStacksPorts } from './stack-ports-reader.ts';
 import {
   INSTALL_LOCK,
@@ -111,16 +112,6 @@ export const toStack = (row: StackRow): Stack => ({
   manuallyEdited: row.manuallyEdited,
   directory: logicalStackDir(row.name),
 });
-
-const templateNotFound = (id: string) =>
-  new AppError(
-    404,
-    'template_not_found',
-    `No catalog source has a template ${id}; list the catalog to see the ids.`,
-    {
-      template: id,
-    },
-  );
 
 export class Installer {
   private readonly cache = new PortsCache();
@@ -470,19 +461,6 @@ export class Installer {
       .map(toStack);
   }
 }
-
-const invalidStackName = (name: string) =>
-  new AppError(
-    400,
-    'invalid_stack_name',
-    'A stack name is 1 to 63 characters: lower case letters, digits, "_" and "-", starting with a letter or digit.',
-    { name },
-  );
-
-const stackExists = (name: string) =>
-  new AppError(409, 'stack_exists', `A stack named ${name} already exists; choose another name.`, {
-    stack: name,
-  });
 
 /**
  * Startup: rows left pending by a crash are undone (files, folder, row), and the temp files of

@@ -17,6 +17,31 @@ export interface StackRow {
   pending: boolean;
 }
 
+/** A `stacks` row as stored (flags as 0/1, the template reference in three nullable columns). */
+export interface StoredStackColumns {
+  name: string;
+  templateSource: string | null;
+  templateId: string | null;
+  templateRevision: number | null;
+  compose: string;
+  installedAt: string;
+  manuallyEdited: number;
+  pending: number;
+}
+
+/** The row a store answers: a template reference only when all three of its columns are set. */
+export const stackRowOf = (r: StoredStackColumns): StackRow => ({
+  name: r.name,
+  template:
+    r.templateSource !== null && r.templateId !== null && r.templateRevision !== null
+      ? { source: r.templateSource, id: r.templateId, revision: r.templateRevision }
+      : null,
+  compose: r.compose,
+  installedAt: r.installedAt,
+  manuallyEdited: r.manuallyEdited !== 0,
+  pending: r.pending !== 0,
+});
+
 /** The `stacks` table; `.env` bodies are sealed and unsealed behind this interface. */
 export interface StackStore {
   list(): Promise<StackRow[]>;

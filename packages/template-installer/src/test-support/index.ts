@@ -124,3 +124,4 @@ export function memoryStackJobPorts(stacks: StacksDeps) {
   };
   return Object.assign(ports, { forgotten, conditions });
 }
+export * from './apps.ts';

@@ -1,23 +1,32 @@
 /**
- * The ports of @appliance/template-installer (stacks, stack jobs, catalog sources, the installer)
- * wired to this server. Loaded on the first apps request or stack job, with the package's heavy half.
+ * The ports of @appliance/template-installer (stacks, stack jobs, the apps requests, catalog
+ * sources, the installer) wired to this server. Loaded on the first apps request or stack job,
+ * with the package's heavy half.
  */
+import { backupRestoreJob, backupRunJob } from '@appliance/backups';
+import { AppError, Refusal } from '@appliance/common';
 import {
-  createCatalog,
-  createComposeTool,
-  createDockerEngine,
-  createStacksDeps,
-  type DockerEngine,
-  engineSocket,
-  Installer,
-  toolEnvironment,
+  type AppsAdapters,
+  type AppsPorts,
+  createAppsAdapters,
+  createStackBackups,
+  createStackConditions,
   type SourcesDeps,
   type StackJobKind,
   type StackJobPorts,
-  type StacksDeps,
   stackJobImplementation,
 } from '@appliance/template-installer';
-import { IMAGE_KEY_PREFIX } from '@appliance/watchers';
+import type { AppContext } from '../../context.ts';
+import { refusalStatus } from '../../http/refusal-status.ts';
+import type { Actor } from '../../services/audit.ts';
+import {
+  createSqliteSourceStore,
+  createSqliteStackStore,
+  openConditions,
+  readBackupPlans,
+  readCatalogSources,
+  shareNames,
+} from './store.ts';
 
 /**
  * The package's operations the routes call, re-exported here so that they load with this module on
@@ -25,107 +34,72 @@ import { IMAGE_KEY_PREFIX } from '@appliance/watchers';
  */
 export {
   addSource,
-  assertNoBackupOf,
-  checkPortsFor,
-  followStackLogs,
-  isStackRunning,
+  catalogView,
+  createHandMadeStack,
+  editStackValues,
+  installTemplate,
   listStacks,
+  openLogFollow,
+  pipeLogFollow,
+  previewTemplate,
   refreshSource,
   removeSource,
-  requireStack,
+  requestStackRemoval,
+  requestStackUpdate,
   showStack,
   stackLogs,
+  startStackJob,
 } from '@appliance/template-installer';
-import { and, eq, isNull, like } from 'drizzle-orm';
-import type { AppContext } from '../../context.ts';
-import { backupPlans, shares, watcherConditions } from '../../db/schema.ts';
-import type { Actor } from '../../services/audit.ts';
-import { backupRestoreJob, backupRunJob } from '@appliance/backups';
-import {
-  createSqliteSourceStore,
-  createSqliteStackStore,
-  planCovering,
-  planHoldsStack,
-  readCatalogSources,
-} from './store.ts';
 
-/** Where templates put their `appdata` folders (docs/decisions/backups.md): the only data removed. */
-export const APPDATA_ROOT = '/mnt/cache';
+const adapters = new WeakMap<AppContext, AppsAdapters>();
 
-const cache = new WeakMap<AppContext, StacksDeps>();
-
-/** Open conditions whose key starts with `prefix` (the images watcher's `image:<stack>/<service>`). */
-function openConditions(ctx: AppContext, prefix: string): { key: string; message: string }[] {
-  return ctx.db
-    .select({ key: watcherConditions.key, message: watcherConditions.message })
-    .from(watcherConditions)
-    .where(and(like(watcherConditions.key, `${prefix}%`), isNull(watcherConditions.clearedAt)))
-    .all()
-    .filter((r) => r.key.startsWith(prefix));
-}
-
-/** Open `container_update_available` conditions of a stack: service → message. */
-function updatesOf(ctx: AppContext, name: string): Map<string, string> {
-  const prefix = `${IMAGE_KEY_PREFIX}${name}/`;
-  return new Map(openConditions(ctx, prefix).map((r) => [r.key.slice(prefix.length), r.message]));
-}
-
-export function stacksDeps(ctx: AppContext): StacksDeps {
-  let deps = cache.get(ctx);
-  if (deps) return deps;
-  deps = createStacksDeps({
+/** The stack operations, the installer and the catalog, once per server context. */
+function adaptersOf(ctx: AppContext): AppsAdapters {
+  let found = adapters.get(ctx);
+  if (found) return found;
+  found = createAppsAdapters({
+    paths: ctx.paths,
+    clock: ctx.clock,
     runner: ctx.runner,
-    tool: createComposeTool(ctx.runner, process.env),
-    stacks: createSqliteStackStore(ctx),
     locks: ctx.locks,
-    stacksDir: ctx.paths.stacksDir,
-    appDataRoot: ctx.paths.real(APPDATA_ROOT),
-    environ: () => process.env,
-    updates: async (name) => updatesOf(ctx, name),
-    procDir: ctx.paths.procDir,
+    stacks: createSqliteStackStore(ctx),
+    environ: process.env,
+    sources: async () => readCatalogSources(ctx),
+    shares: async () => shareNames(ctx),
+    openConditions: (prefix) => openConditions(ctx, prefix),
+    random: (n) => ctx.random.bytes(n),
   });
-  cache.set(ctx, deps);
-  return deps;
+  adapters.set(ctx, found);
+  return found;
 }
+
+export const stacksDeps = (ctx: AppContext) => adaptersOf(ctx).stacks;
+export const installerFor = (ctx: AppContext) => adaptersOf(ctx).installer;
+export const catalogFor = (ctx: AppContext) => adaptersOf(ctx).catalog;
 
 /** The stack jobs' ports: the backups feature's jobs and plans, the conditions, the drift watcher. */
 export function stackJobPorts(ctx: AppContext): StackJobPorts {
   return {
     stacks: stacksDeps(ctx),
-    backups: {
-      runningOf(name) {
-        const restoring = ctx.jobs
-          .runningOf(backupRestoreJob)
-          .filter((j) => j.params.part.kind === 'stack' && j.params.part.name === name);
-        const backingUp = ctx.jobs
-          .runningOf(backupRunJob)
-          .filter((j) => planHoldsStack(ctx, j.params.plan, name));
-        return restoring[0] ?? backingUp[0] ?? null;
-      },
-      planCovering: (name) => planCovering(ctx, name),
-      hasPlan: (plan) =>
-        ctx.db
-          .select({ name: backupPlans.name })
-          .from(backupPlans)
-          .where(eq(backupPlans.name, plan))
-          .get() !== undefined,
-      async runPlan(plan) {
-        const row = ctx.db.select().from(backupPlans).where(eq(backupPlans.name, plan)).get();
-        if (!row) return null;
+    backups: createStackBackups({
+      runningRestores: () =>
+        ctx.jobs.runningOf(backupRestoreJob).map((j) => ({
+          id: j.id,
+          stack: j.params.part.kind === 'stack' ? j.params.part.name : null,
+        })),
+      runningBackups: () => ctx.jobs.runningOf(backupRunJob).map((j) => ({ id: j.id, plan: j.params.plan })),
+      plans: () => readBackupPlans(ctx),
+      async runPlan({ name: plan, destination }) {
         const { view, completed } = await ctx.jobs.start(
           backupRunJob,
-          { plan, destination: row.destination },
+          { plan, destination },
           { target: plan, actor: null, auditOperation: 'backups.run' },
         );
         const ended = await completed;
         return { jobId: view.id, state: ended.state, error: ended.error?.message ?? null };
       },
-    },
-    conditions: {
-      openKeys: async (prefix) => openConditions(ctx, prefix).map((r) => r.key),
-      hold: (key, report, source) => ctx.conditions.hold(key, report, source),
-      clear: (key) => ctx.conditions.clear(key),
-    },
+    }),
+    conditions: createStackConditions((prefix) => openConditions(ctx, prefix), ctx.conditions),
     forgetFile: (path) => ctx.generated.forget(path),
   };
 }
@@ -133,6 +107,30 @@ export function stackJobPorts(ctx: AppContext): StackJobPorts {
 /** The runner's implementation of one stack job kind, on this server's ports. */
 export const stackJob = (ctx: AppContext, kind: StackJobKind) =>
   stackJobImplementation(() => stackJobPorts(ctx), kind);
+
+/** The HTTP status an error is answered with (the server's error map). */
+const statusOf = (e: unknown) =>
+  e instanceof AppError ? e.status : e instanceof Refusal ? refusalStatus(e.code) : 500;
+
+/** The apps requests' ports, for one request of `actor`. */
+export function appsPorts(ctx: AppContext, actor: Actor | null): AppsPorts {
+  return {
+    jobs: {
+      assertFree: (groups) => ctx.jobs.assertFree(groups),
+      start: (kind, params, options) => ctx.jobs.start(kind, params, { ...options, actor }),
+    },
+    stackJobs: stackJobPorts(ctx),
+    installer: installerFor(ctx),
+    audit: async (entry) => {
+      await ctx.writes.run((db) => ctx.audit.record(db, actor, entry));
+    },
+    statusOf,
+    stacksDir: ctx.paths.stacksDir,
+    recordFile: (file) => ctx.generated.recordQuietly(file),
+    publishProgress: (data) => ctx.events.publish({ type: 'progress', data }),
+    uuid: () => ctx.random.uuid(),
+  };
+}
 
 /** The catalog-source operations' ports, for one request of `actor`. */
 export function sourcesDeps(ctx: AppContext, actor: Actor | null): SourcesDeps {
@@ -143,45 +141,4 @@ export function sourcesDeps(ctx: AppContext, actor: Actor | null): SourcesDeps {
     clock: ctx.clock,
     log: ctx.logger,
   };
-}
-
-const installers = new WeakMap<AppContext, Installer>();
-
-/** The Engine named by the daemon's DOCKER_HOST (read at each call, so a test may point it elsewhere). */
-function lazyEngine(): DockerEngine {
-  const engine = () => createDockerEngine({ socketPath: engineSocket(process.env['DOCKER_HOST']) });
-  return {
-    containers: () => engine().containers(),
-    portBindings: (id) => engine().portBindings(id),
-    networks: () => engine().networks(),
-  };
-}
-
-export function catalogFor(ctx: AppContext) {
-  return createCatalog({ catalogDir: ctx.paths.catalogDir, sources: async () => readCatalogSources(ctx) });
-}
-
-/** One Installer per server context, wired to the real adapters. */
-export function installerFor(ctx: AppContext): Installer {
-  let installer = installers.get(ctx);
-  if (installer) return installer;
-  installer = new Installer({
-    paths: ctx.paths,
-    clock: ctx.clock,
-    catalog: catalogFor(ctx),
-    stacks: createSqliteStackStore(ctx),
-    locks: ctx.locks,
-    compose: createComposeTool(ctx.runner, process.env),
-    engine: lazyEngine(),
-    environ: toolEnvironment(process.env),
-    shares: async () =>
-      ctx.db
-        .select({ name: shares.name })
-        .from(shares)
-        .all()
-        .map((s) => s.name),
-    random: (n) => ctx.random.bytes(n),
-  });
-  installers.set(ctx, installer);
-  return installer;
 }

@@ -1,17 +1,6 @@
 /** Request and response schemas of the apps routes (02 §2, §3, §12; 08 §13). */
-import { AppError } from '@appliance/common';
-import { isTemplateId, NETWORK_NAME } from '@appliance/template-installer';
+import { isTemplateId, NETWORK_NAME, templateNotFound } from '@appliance/template-installer';
 import * as v from 'valibot';
-
-const templateNotFound = (id: string) =>
-  new AppError(
-    404,
-    'template_not_found',
-    `No catalog source has a template ${id}; list the catalog to see the ids.`,
-    {
-      template: id,
-    },
-  );
 
 /** `:id` failing the id pattern is 404 template_not_found (02 §4), not 400. */
 export const TemplateParams = v.strictObject({
@@ -81,7 +70,7 @@ export const AddSourceBody = v.strictObject({
   publicKey: v.optional(v.string()),
 });
 
-const TemplateRef = v.object({ source: v.string(), id: v.string(), revision: v.number() });
+export const TemplateRef = v.object({ source: v.string(), id: v.string(), revision: v.number() });
 
 export const StackSchema = v.object({
   name: v.string(),

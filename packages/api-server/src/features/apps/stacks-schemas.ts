@@ -1,20 +1,14 @@
 /** Schemas of the stack routes (issue 35): state, operations, removal, logs. */
-import { AppError } from '@appliance/common';
-import { isStackName } from '@appliance/template-installer';
+import { isStackName, stackNotFound } from '@appliance/template-installer';
 import * as v from 'valibot';
+import { StackSchema, TemplateRef } from './schemas.ts';
 
 /** `:name` failing the stack name pattern is 404 stack_not_found, as an unknown name. */
 export const StackParams = v.strictObject({
   name: v.pipe(
     v.string(),
     v.transform((name) => {
-      if (!isStackName(name))
-        throw new AppError(
-          404,
-          'stack_not_found',
-          `There is no stack ${name}; list the stacks to see their names.`,
-          { stack: name },
-        );
+      if (!isStackName(name)) throw stackNotFound(name);
       return name;
     }),
   ),
@@ -42,7 +36,7 @@ const ContainerSchema = v.object({
 
 export const StackStateSchema = v.object({
   name: v.string(),
-  template: v.nullable(v.object({ source: v.string(), id: v.string(), revision: v.number() })),
+  template: v.nullable(TemplateRef),
   installedAt: v.string(),
   manuallyEdited: v.boolean(),
   directory: v.string(),
@@ -103,13 +97,7 @@ export const ValuesBody = v.strictObject({
 
 export const valuesResult = (job: v.GenericSchema) =>
   v.object({
-    stack: v.object({
-      name: v.string(),
-      template: v.nullable(v.object({ source: v.string(), id: v.string(), revision: v.number() })),
-      installedAt: v.string(),
-      manuallyEdited: v.boolean(),
-      directory: v.string(),
-    }),
+    stack: StackSchema,
     plan: v.record(v.string(), v.unknown()),
     /** Inputs whose value changed (names only). */
     changed: v.array(v.string()),

@@ -1,44 +1,26 @@
 /** The `stacks` and `catalog_sources` tables behind the template installer's ports. */
-import { AppError } from '@appliance/common';
-import type {
-  CatalogSourceRow,
-  CatalogSourceStore,
-  StackRow,
-  StackStore,
+import {
+  type CatalogSourceRow,
+  type CatalogSourceStore,
+  type StackStore,
+  type StoredPlan,
+  stackExists,
+  stackRowOf,
 } from '@appliance/template-installer';
-import { asc, eq, max } from 'drizzle-orm';
+import { and, asc, eq, isNull, like, max } from 'drizzle-orm';
 import type { AppContext } from '../../context.ts';
-import { backupPlans, catalogSources, stacks } from '../../db/schema.ts';
+import { backupPlans, catalogSources, shares, stacks, watcherConditions } from '../../db/schema.ts';
 import type { Actor } from '../../services/audit.ts';
-
-type Row = typeof stacks.$inferSelect;
-
-const toRow = (r: Row): StackRow => ({
-  name: r.name,
-  template:
-    r.templateSource !== null && r.templateId !== null && r.templateRevision !== null
-      ? { source: r.templateSource, id: r.templateId, revision: r.templateRevision }
-      : null,
-  compose: r.compose,
-  installedAt: r.installedAt,
-  manuallyEdited: r.manuallyEdited !== 0,
-  pending: r.pending !== 0,
-});
-
-const stackExists = (name: string) =>
-  new AppError(409, 'stack_exists', `A stack named ${name} already exists; choose another name.`, {
-    stack: name,
-  });
 
 /** StackStore over SQLite; `.env` bodies sealed with the machine key. */
 export function createSqliteStackStore(ctx: AppContext): StackStore {
   return {
     async list() {
-      return ctx.db.select().from(stacks).orderBy(asc(stacks.name)).all().map(toRow);
+      return ctx.db.select().from(stacks).orderBy(asc(stacks.name)).all().map(stackRowOf);
     },
     async get(name) {
       const r = ctx.db.select().from(stacks).where(eq(stacks.name, name)).get();
-      return r ? toRow(r) : null;
+      return r ? stackRowOf(r) : null;
     },
     async readEnv(name) {
       const r = ctx.db.select({ env: stacks.env }).from(stacks).where(eq(stacks.name, name)).get();
@@ -171,46 +153,27 @@ export function createSqliteSourceStore(ctx: AppContext, actor: Actor | null): C
   };
 }
 
-/** Installed (not pending) stacks by the template id they came from, for the catalog view. */
-export function stacksByTemplate(ctx: AppContext): Map<string, string[]> {
-  const byTemplate = new Map<string, string[]>();
-  for (const r of ctx.db
-    .select({ name: stacks.name, id: stacks.templateId })
-    .from(stacks)
-    .where(eq(stacks.pending, 0))
-    .all()) {
-    if (r.id === null) continue;
-    byTemplate.set(r.id, [...(byTemplate.get(r.id) ?? []), r.name]);
-  }
-  return byTemplate;
-}
-
-/** Whether the backup plan's stack list holds the stack (a list that does not read holds none). */
-export function planHoldsStack(ctx: AppContext, plan: string, name: string): boolean {
-  const row = ctx.db
-    .select({ stacks: backupPlans.stacks })
-    .from(backupPlans)
-    .where(eq(backupPlans.name, plan))
-    .get();
-  try {
-    return ((row ? JSON.parse(row.stacks) : []) as { name: string }[]).some((s) => s.name === name);
-  } catch {
-    return false;
-  }
-}
-
-/** The enabled-or-not backup plan that holds the stack, if any (its app data is backed up). */
-export function planCovering(ctx: AppContext, name: string): { name: string; destination: string } | null {
-  for (const row of ctx.db
+/** The backup plans with their stack lists as stored (JSON). */
+export function readBackupPlans(ctx: AppContext): StoredPlan[] {
+  return ctx.db
     .select({ name: backupPlans.name, destination: backupPlans.destination, stacks: backupPlans.stacks })
     .from(backupPlans)
-    .all()) {
-    try {
-      if ((JSON.parse(row.stacks) as { name: string }[]).some((s) => s.name === name))
-        return { name: row.name, destination: row.destination };
-    } catch {
-      // a plan whose stack list does not read covers nothing
-    }
-  }
-  return null;
+    .all();
+}
+
+/** Open conditions whose key is LIKE `prefix%` (the package checks the prefix again). */
+export async function openConditions(ctx: AppContext, prefix: string) {
+  return ctx.db
+    .select({ key: watcherConditions.key, message: watcherConditions.message })
+    .from(watcherConditions)
+    .where(and(like(watcherConditions.key, `${prefix}%`), isNull(watcherConditions.clearedAt)))
+    .all();
+}
+
+export function shareNames(ctx: AppContext): string[] {
+  return ctx.db
+    .select({ name: shares.name })
+    .from(shares)
+    .all()
+    .map((s) => s.name);
 }
