@@ -26,17 +26,24 @@ export {
   WATCH_MS,
 } from './jobs/common.ts';
 export { backupRunHandler } from './jobs/run.ts';
+export { type JobRegistry, registerBackupJobs } from './jobs/register.ts';
 export { backupRestoreHandler } from './jobs/restore.ts';
 export { backupDrillHandler, CHECK_GROUPS, type DrillPartResult } from './jobs/drill.ts';
 export { ensureRepository, type RetentionResult } from './jobs/repository.ts';
 export {
+  configArchiveName,
   configArchiveOf,
   listSnapshots,
   type ReadPorts,
   SIZES_PER_LISTING,
   type SnapshotView,
+  snapshotConfigArchive,
+  snapshotList,
   withRepository,
 } from './operations/snapshots.ts';
+export * from './operations/plans.ts';
+export * from './operations/restore.ts';
+export * from './node/archive-file.ts';
 export * from './node/external-destination.ts';
 export {
   checkStaleness,
