@@ -7,6 +7,7 @@ export * from './core/progress.ts';
 export * from './core/appdata.ts';
 export * from './core/restore.ts';
 export * from './core/drill.ts';
+export * from './core/plan-ends.ts';
 export * as backupEvents from './core/messages.ts';
 export type { PartFailure, RaisedEvent } from './core/messages.ts';
 export * from './node/restic.ts';

@@ -14,10 +14,12 @@ import {
   checkExternalDestination,
   checkStaleness,
   createBackupStacks,
+  drillEnd,
   type ExternalDestinationDeps,
   externalDestinations,
   type PlanAdminPorts,
   type ReadPorts,
+  runEnd,
   type ScheduleDeps,
 } from '@appliance/backups';
 import { isoMillis } from '@appliance/common';
@@ -39,8 +41,6 @@ import {
   readPlan,
   readPlans,
   readState,
-  recordDrill,
-  recordRun,
   recordSnapshot,
   shareNames,
   snapshotSizes,
@@ -87,9 +87,14 @@ export function backupPorts(ctx: AppContext): BackupPorts {
           forgetSnapshots(db, removed);
           updateState(db, plan, now(), patch);
         }),
-      recordRun: (plan, at, jobId, state) => ctx.writes.run((db) => recordRun(db, plan, at, jobId, state)),
+      recordRun: (plan, at, jobId, state) =>
+        ctx.writes.run((db) =>
+          updateState(db, plan, at, runEnd(ensureState(db, plan, at), at, jobId, state)),
+        ),
       recordDrill: (plan, at, jobId, state) =>
-        ctx.writes.run((db) => recordDrill(db, plan, at, jobId, state)),
+        ctx.writes.run((db) =>
+          updateState(db, plan, at, drillEnd(ensureState(db, plan, at), at, jobId, state)),
+        ),
     },
     secrets: {
       repositoryPassword: (plan) => {

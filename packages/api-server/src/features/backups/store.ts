@@ -90,30 +90,6 @@ export function updateState(db: Db, plan: string, at: string, patch: Partial<Omi
   db.update(backupPlanState).set(patch).where(eq(backupPlanState.plan, plan)).run();
 }
 
-/** The end of a run: its job and state; a success also ends a staleness condition and starts drills. */
-export function recordRun(db: Db, plan: string, at: string, jobId: string, state: string): void {
-  const s = ensureState(db, plan, at);
-  const success = state === 'succeeded';
-  db.update(backupPlanState)
-    .set({
-      lastRunJobId: jobId,
-      lastRunAt: at,
-      lastRunState: state,
-      ...(success ? { lastSuccessAt: at, firstSuccessAt: s.firstSuccessAt ?? at } : {}),
-    })
-    .where(eq(backupPlanState.plan, plan))
-    .run();
-}
-
-/** The end of a drill. */
-export function recordDrill(db: Db, plan: string, at: string, jobId: string, state: string): void {
-  const s = ensureState(db, plan, at);
-  db.update(backupPlanState)
-    .set({ lastDrillJobId: jobId, lastDrillAt: at, lastDrillState: state, drillCount: s.drillCount + 1 })
-    .where(eq(backupPlanState.plan, plan))
-    .run();
-}
-
 export interface SnapshotSize {
   sizeBytes: number | null;
   dataAddedBytes: number | null;
