@@ -8,6 +8,7 @@ export * from './core/progress.ts';
 export * from './core/appdata.ts';
 export * from './core/restore.ts';
 export * from './core/drill.ts';
+export * from './core/plan-ends.ts';
 export * as backupEvents from './core/messages.ts';
 export type { PartFailure, RaisedEvent } from './core/messages.ts';
 export * from './node/restic.ts';
@@ -27,17 +28,24 @@ export {
   WATCH_MS,
 } from './jobs/common.ts';
 export { backupRunHandler } from './jobs/run.ts';
+export { type JobRegistry, registerBackupJobs } from './jobs/register.ts';
 export { backupRestoreHandler } from './jobs/restore.ts';
 export { backupDrillHandler, CHECK_GROUPS, type DrillPartResult } from './jobs/drill.ts';
 export { ensureRepository, type RetentionResult } from './jobs/repository.ts';
 export {
+  configArchiveName,
   configArchiveOf,
   listSnapshots,
   type ReadPorts,
   SIZES_PER_LISTING,
   type SnapshotView,
+  snapshotConfigArchive,
+  snapshotList,
   withRepository,
 } from './operations/snapshots.ts';
+export * from './operations/plans.ts';
+export * from './operations/restore.ts';
+export * from './node/archive-file.ts';
 export * from './node/external-destination.ts';
 export {
   checkStaleness,

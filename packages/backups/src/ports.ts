@@ -7,8 +7,10 @@
  * in-memory ones.
  */
 import type { CommandRunner } from '@appliance/common';
+import type { JobKind, JobView } from '@appliance/jobs';
 import type { RaisedEvent } from './core/messages.ts';
-import type { BackupPlan } from './core/plan.ts';
+import type { BackupPlan, PlanSpec } from './core/plan.ts';
+import type { PlanScheduleState, ScheduleDeps } from './jobs/schedules.ts';
 import type { StackControl } from './node/stack.ts';
 
 /** A plan's runtime state, as far as the jobs read it. */
@@ -158,4 +160,73 @@ export interface BackupPorts {
   runner: CommandRunner;
   clock: { now(): Date };
   logger: BackupLogger;
+}
+
+/** A plan as stored: its settings and its sealed repository password (null: not known here). */
+export interface StoredPlan extends BackupPlan {
+  sealedPassword: Buffer | null;
+}
+
+/** A plan's recorded state as its view shows it: the schedules' fields, the last run and drill. */
+export interface PlanStatusState extends PlanScheduleState {
+  lastRunJobId: string | null;
+  lastRunState: string | null;
+  lastRunAt: string | null;
+  lastDrillJobId: string | null;
+  lastDrillState: string | null;
+}
+
+/** The plans as the administration reads them (outside a write). */
+export interface PlanRecords {
+  list(): StoredPlan[];
+  read(name: string): StoredPlan | null;
+  state(plan: string): PlanStatusState | null;
+}
+
+/** One write transaction of the plans; `audit` records its row (the actor is bound by the port). */
+export interface PlanTx {
+  read(name: string): StoredPlan | null;
+  /** Inserts the plan, and its state row (`since` = at). */
+  insert(name: string, spec: PlanSpec, sealedPassword: Buffer, at: string): void;
+  update(name: string, spec: PlanSpec, at: string): void;
+  /** Deletes the plan, its state and the records of its snapshots. */
+  delete(name: string): void;
+  audit(entry: { operation: string; target: string; details?: Record<string, unknown> }): void;
+}
+
+/** What the installation holds that a plan may name (checkPlan's facts, before the rules). */
+export interface PlanFactSources {
+  stacks(): readonly { name: string; pending: boolean }[];
+  shares(): readonly string[];
+  /** The registered external disks. */
+  destinations(): Promise<readonly { label: string; backupDestination: boolean }[]>;
+  /** A backup passphrase is stored in the settings. */
+  passphraseSet(): boolean;
+}
+
+/** The job runner as a request sees it (the actor bound by the port). */
+export interface PlanJobs {
+  start<P, R>(
+    kind: JobKind<P, R>,
+    params: P,
+    options: { target: string; auditOperation: string },
+  ): Promise<{ view: JobView<P, R> }>;
+  runningOf<P, R>(kind: JobKind<P, R>): readonly JobView<P, R>[];
+}
+
+/** The ports of the plan operations (create, update, delete, view, start a run, drill or restore). */
+export interface PlanAdminPorts {
+  plans: PlanRecords;
+  /** Runs `fn` as one write transaction. */
+  write<T>(fn: (tx: PlanTx) => T): Promise<T>;
+  facts: PlanFactSources;
+  /** Seals a repository password for the database. */
+  seal(password: string): Buffer;
+  randomBytes(size: number): Buffer;
+  jobs: PlanJobs;
+  /** Refuses a label that is not a registered, attached backup destination. */
+  checkDestination(label: string): Promise<unknown>;
+  /** The schedules' side (next run and drill, staleness, its check after a deletion). */
+  schedules: ScheduleDeps;
+  clock: { now(): Date };
 }

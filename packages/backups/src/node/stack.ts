@@ -5,11 +5,13 @@
  * them for a consistent copy. `docker compose` (v2 plugin) or `docker-compose` (v1/v2), whichever
  * the host has; the tools get the daemon's DOCKER_HOST and friends, nothing else.
  */
+import fs from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { AppError, type CommandRunner, onFirstUse } from '@appliance/common';
 import type * as Yaml from 'yaml';
 import { bindSources } from '../core/appdata.ts';
+import type { BackupStacks } from '../ports.ts';
 
 export interface ComposeCommand {
   command: string;
@@ -89,5 +91,24 @@ export function createStackControl(deps: {
     async start(stack) {
       await compose(stack, ['start']);
     },
+  };
+}
+
+/**
+ * The stacks of an appliance as the backup jobs see them: compose and docker (`createStackControl`),
+ * a stack installed when its `docker-compose.yml` exists under `stacksDir`, and the watch of its
+ * containers paused by the caller's `pauseWatch`.
+ */
+export function createBackupStacks(
+  deps: Parameters<typeof createStackControl>[0] & Pick<BackupStacks, 'pauseWatch'>,
+): BackupStacks {
+  return {
+    ...createStackControl(deps),
+    exists: (stack) =>
+      fs.stat(path.join(deps.stacksDir, stack, 'docker-compose.yml')).then(
+        () => true,
+        () => false,
+      ),
+    pauseWatch: (stack) => deps.pauseWatch(stack),
   };
 }

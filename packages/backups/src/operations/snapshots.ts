@@ -10,7 +10,7 @@ import { isoMillis, refuse } from '@appliance/common';
 import { jobRunning } from '@appliance/jobs';
 import { type PartRef, partKey, partOfTags, rootsOfTags } from '../core/parts.ts';
 import { type BackupPlan, destinationGroup, repositoryPath } from '../core/plan.ts';
-import { CONFIG_FILE, jobTempDir, openPlanRestic, passwordMissing } from '../jobs/common.ts';
+import { CONFIG_FILE, jobTempDir, openPlanRestic, passwordMissing, planNotFound } from '../jobs/common.ts';
 import type { Restic } from '../node/restic.ts';
 import type { BackupPorts, Destination, RepositoryHolds } from '../ports.ts';
 
@@ -161,4 +161,34 @@ export async function configArchiveOf(
     await out.done();
     throw err;
   }
+}
+
+async function readPlan(ports: ReadPorts, name: string): Promise<BackupPlan> {
+  const plan = await ports.store.readPlan(name);
+  if (!plan) throw planNotFound(name);
+  return plan;
+}
+
+/** A plan's snapshots with where its repository is (the snapshot list of the API). */
+export async function snapshotList(ports: ReadPorts, name: string) {
+  const plan = await readPlan(ports, name);
+  return {
+    plan: plan.name,
+    destination: plan.destination,
+    repository: repositoryPath(mountpointOf(plan.destination), plan.name),
+    snapshots: await listSnapshots(ports, plan),
+  };
+}
+
+/** `appliance-config-<plan>-<YYYYMMDDTHHMMSS>Z.tar.zst`: the download name of a snapshot's archive. */
+export function configArchiveName(plan: string, time: string): string {
+  const stamp = time.replace(/[-:]/g, '').replace(/\.\d+/, '').replace(/Z$/, 'Z');
+  return `appliance-config-${plan}-${stamp.slice(0, 15)}Z.tar.zst`;
+}
+
+/** The configuration archive a snapshot of plan `name` holds, with its download name. */
+export async function snapshotConfigArchive(ports: ReadPorts, name: string, snapshot: string) {
+  const plan = await readPlan(ports, name);
+  const archive = await configArchiveOf(ports, plan, snapshot);
+  return { ...archive, fileName: configArchiveName(plan.name, archive.time) };
 }

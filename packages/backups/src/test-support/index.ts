@@ -214,3 +214,4 @@ export function memoryBackupPorts(options: {
     logger: { info: log('info'), warn: log('warn'), error: log('error') },
   };
 }
+export * from './plan-admin.ts';

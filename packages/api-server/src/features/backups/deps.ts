@@ -5,51 +5,53 @@
  * staleness. The jobs themselves are the package's (`backupRunHandler`, `backupRestoreHandler`,
  * `backupDrillHandler`).
  */
-import fs from 'node:fs';
-import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { pipeline } from 'node:stream/promises';
 import { startExport } from '@appliance/archive-preview';
 import {
+  archiveFileWriter,
   type BackupPorts,
-  checkStaleness,
-  planNotFound,
-  type ScheduleDeps,
   type BackupStacks,
-  createStackControl,
+  checkExternalDestination,
+  checkStaleness,
+  createBackupStacks,
+  drillEnd,
   type ExternalDestinationDeps,
   externalDestinations,
+  type PlanAdminPorts,
   type ReadPorts,
+  runEnd,
+  type ScheduleDeps,
 } from '@appliance/backups';
 import { isoMillis } from '@appliance/common';
 import { createComposeTool, toolEnvironment } from '@appliance/template-installer';
 import { CONTAINER_KEY_PREFIX } from '@appliance/watchers';
 import type { AppContext } from '../../context.ts';
+import type { Actor } from '../../services/audit.ts';
+import { VERSION } from '../../version.ts';
 import { exportDeps } from '../config-archive/deps.ts';
+import { createExternalDiskStore } from '../external-disks/store.ts';
 import { readSettings } from '../settings/index.ts';
 import { mountDeps } from '../external-disks/deps.ts';
 import {
+  deletePlan,
   ensureState,
   forgetSnapshots,
+  insertPlan,
+  passphraseSet,
   readPlan,
   readPlans,
   readState,
-  recordDrill,
-  recordRun,
   recordSnapshot,
+  shareNames,
   snapshotSizes,
-  type StoredPlan,
+  stackRows,
+  updatePlan,
   updateState,
 } from './store.ts';
 
-let appVersion = '0.0.0';
-export const setAppVersion = (v: string) => {
-  appVersion = v;
-};
-
 /** The stacks' compose tool and `docker`, with the daemon's DOCKER_HOST (read at each call). */
 export function stackControl(ctx: AppContext): BackupStacks {
-  const control = createStackControl({
+  return createBackupStacks({
     runner: ctx.runner,
     stacksDir: ctx.paths.stacksDir,
     compose: async () => {
@@ -59,25 +61,9 @@ export function stackControl(ctx: AppContext): BackupStacks {
     get env() {
       return toolEnvironment(process.env);
     },
-  });
-  return {
-    ...control,
-    exists: (stack) =>
-      fsp.stat(path.join(ctx.paths.stacksDir, stack, 'docker-compose.yml')).then(
-        () => true,
-        () => false,
-      ),
     // a condition that held before the stop and holds after is the same condition
     pauseWatch: (stack) => ctx.watchers.pause([`${CONTAINER_KEY_PREFIX}${stack}/`]),
-  };
-}
-
-/** Writes the configuration archive (01 §1, the export's own code) to `file`, mode 0600. */
-export async function writeConfigArchive(ctx: AppContext, file: string): Promise<{ bytes: number }> {
-  const result = await startExport(exportDeps(ctx, appVersion));
-  await pipeline(result.stream, fs.createWriteStream(file, { mode: 0o600, flags: 'wx' }));
-  await result.done;
-  return { bytes: (await fsp.stat(file)).size };
+  });
 }
 
 /** The registered external disks as backup destinations (`@appliance/external-disk`'s ports). */
@@ -101,9 +87,14 @@ export function backupPorts(ctx: AppContext): BackupPorts {
           forgetSnapshots(db, removed);
           updateState(db, plan, now(), patch);
         }),
-      recordRun: (plan, at, jobId, state) => ctx.writes.run((db) => recordRun(db, plan, at, jobId, state)),
+      recordRun: (plan, at, jobId, state) =>
+        ctx.writes.run((db) =>
+          updateState(db, plan, at, runEnd(ensureState(db, plan, at), at, jobId, state)),
+        ),
       recordDrill: (plan, at, jobId, state) =>
-        ctx.writes.run((db) => recordDrill(db, plan, at, jobId, state)),
+        ctx.writes.run((db) =>
+          updateState(db, plan, at, drillEnd(ensureState(db, plan, at), at, jobId, state)),
+        ),
     },
     secrets: {
       repositoryPassword: (plan) => {
@@ -123,7 +114,8 @@ export function backupPorts(ctx: AppContext): BackupPorts {
       tmpDir: path.join(ctx.paths.stateDir, 'tmp'),
       resticCache: path.join(ctx.paths.stateDir, 'cache', 'restic'),
     },
-    configArchive: { write: (file) => writeConfigArchive(ctx, file) },
+    // the configuration archive (01 §1), the export's own code
+    configArchive: archiveFileWriter(() => startExport(exportDeps(ctx, VERSION))),
     events: {
       raise: async (e) => {
         await ctx.hooks.raise?.(e);
@@ -141,11 +133,40 @@ export function backupPorts(ctx: AppContext): BackupPorts {
 /** The ports of a read of a repository outside a job (snapshot list, configuration archive). */
 export const readPorts = (ctx: AppContext): ReadPorts => ({ ...backupPorts(ctx), holds: ctx.jobs });
 
-/** The plan, or the refusal naming it (`backup_plan_not_found`). */
-export function requirePlan(ctx: AppContext, name: string): StoredPlan {
-  const plan = readPlan(ctx.db, name);
-  if (!plan) throw planNotFound(name);
-  return plan;
+/** The ports of the plan operations for one request (`actor` audits the writes and jobs). */
+export function planPorts(ctx: AppContext, actor: Actor | null): PlanAdminPorts {
+  return {
+    plans: {
+      list: () => readPlans(ctx.db),
+      read: (name) => readPlan(ctx.db, name),
+      state: (plan) => readState(ctx.db, plan),
+    },
+    write: (fn) =>
+      ctx.writes.run((db) =>
+        fn({
+          read: (name) => readPlan(db, name),
+          insert: (name, spec, sealed, at) => insertPlan(db, name, spec, sealed, at),
+          update: (name, spec, at) => updatePlan(db, name, spec, at),
+          delete: (name) => deletePlan(db, name),
+          audit: (entry) => ctx.audit.record(db, actor, entry),
+        }),
+      ),
+    facts: {
+      stacks: () => stackRows(ctx.db),
+      shares: () => shareNames(ctx.db),
+      destinations: () => createExternalDiskStore(ctx, null).listRows(),
+      passphraseSet: () => passphraseSet(ctx.db),
+    },
+    seal: (password) => ctx.sealer.seal(password),
+    randomBytes: (size) => ctx.random.bytes(size),
+    jobs: {
+      start: (kind, params, options) => ctx.jobs.start(kind, params, { ...options, actor }),
+      runningOf: (kind) => ctx.jobs.runningOf(kind),
+    },
+    checkDestination: (label) => checkExternalDestination(destinationDeps(ctx), label),
+    schedules: scheduleDeps(ctx),
+    clock: ctx.clock,
+  };
 }
 
 /** The schedules' side of the plans and the server's scheduler, job runner and conditions. */

@@ -4,24 +4,11 @@
  */
 import fs from 'node:fs';
 import { Readable } from 'node:stream';
-import {
-  backupRestoreJob,
-  checkExternalDestination,
-  checkFolderTarget,
-  checkRestorePaths,
-  configArchiveOf,
-  listSnapshots,
-  type PartRef,
-  passwordMissing,
-  repositoryPath,
-  restorePhrase,
-} from '@appliance/backups';
-import { AppError, confirmationRequired } from '@appliance/common';
-import { externalMountpoint } from '@appliance/external-disk';
+import { snapshotConfigArchive, snapshotList, startRestore } from '@appliance/backups';
 import { accepted, defineRoute, ok } from '../../http/route.ts';
 import { ErrorBody } from '../../http/schemas.ts';
 import { JobSchema } from '../jobs/schemas.ts';
-import { destinationDeps, readPorts, requirePlan } from './deps.ts';
+import { planPorts, readPorts } from './deps.ts';
 import { RestoreBody, SnapshotListSchema, SnapshotParams, SnapshotQuery, SnapshotsQuery } from './schemas.ts';
 
 const errors = {
@@ -42,16 +29,7 @@ export const snapshotRoutes = [
       ...errors,
       409: { description: 'backup_destination_missing, job_running', schema: ErrorBody },
     },
-    handler: async ({ ctx, query }) => {
-      const plan = requirePlan(ctx, query.plan);
-      const mountpoint = externalMountpoint(plan.destination);
-      return ok({
-        plan: plan.name,
-        destination: plan.destination,
-        repository: repositoryPath(mountpoint, plan.name),
-        snapshots: await listSnapshots(readPorts(ctx), plan),
-      });
-    },
+    handler: async ({ ctx, query }) => ok(await snapshotList(readPorts(ctx), query.plan)),
   }),
   defineRoute({
     method: 'GET',
@@ -67,18 +45,16 @@ export const snapshotRoutes = [
       ...errors,
     },
     handler: async ({ ctx, params, query }) => {
-      const plan = requirePlan(ctx, query.plan);
-      const archive = await configArchiveOf(readPorts(ctx), plan, params.id);
+      const archive = await snapshotConfigArchive(readPorts(ctx), query.plan, params.id);
       const stream = fs.createReadStream(archive.file);
       const cleanup = () => void archive.done();
       stream.once('close', cleanup);
-      const stamp = archive.time.replace(/[-:]/g, '').replace(/\.\d+/, '').replace(/Z$/, 'Z');
       return new Response(Readable.toWeb(stream) as ReadableStream, {
         status: 200,
         headers: {
           'Content-Type': 'application/zstd',
           'Cache-Control': 'no-store',
-          'Content-Disposition': `attachment; filename="appliance-config-${plan.name}-${stamp.slice(0, 15)}Z.tar.zst"`,
+          'Content-Disposition': `attachment; filename="${archive.fileName}"`,
         },
       });
     },
@@ -99,52 +75,6 @@ export const snapshotRoutes = [
         schema: ErrorBody,
       },
     },
-    handler: async ({ ctx, actor, body }) => {
-      if ((body.share === undefined) === (body.stack === undefined))
-        throw new AppError(
-          400,
-          'bad_request',
-          'Name what the snapshot holds: exactly one of share or stack (the configuration is restored with appliance backups restore --configuration, through the config import).',
-          { issues: [{ path: 'share', message: 'give exactly one of share or stack' }] },
-        );
-      const part: PartRef =
-        body.share !== undefined ? { kind: 'share', name: body.share } : { kind: 'stack', name: body.stack! };
-      const checked = checkRestorePaths(body.paths);
-      if ('error' in checked) throw checked.error;
-      const folder = body.folder ?? null;
-      if (folder !== null) {
-        const bad = checkFolderTarget(folder);
-        if (bad) throw bad;
-      }
-      const plan = requirePlan(ctx, body.plan);
-      if (plan.sealedPassword === null) throw passwordMissing(plan.name);
-      if (folder === null && body.confirmation !== restorePhrase(part)) {
-        const e = confirmationRequired(restorePhrase(part));
-        throw new AppError(
-          409,
-          e.code,
-          `Restoring into its place moves what is there now aside (<name>.before-restore-<time>) and puts the snapshot's files in its place. Type exactly: ${restorePhrase(part)}`,
-          e.details,
-        );
-      }
-      await checkExternalDestination(destinationDeps(ctx), plan.destination);
-      const started = await ctx.jobs.start(
-        backupRestoreJob,
-        {
-          plan: plan.name,
-          destination: plan.destination,
-          snapshot: body.snapshot,
-          part,
-          paths: checked.paths,
-          folder,
-        },
-        {
-          target: part.kind === 'share' ? `share:${part.name}` : `stack:${part.name}`,
-          actor,
-          auditOperation: 'backups.restore',
-        },
-      );
-      return accepted(started.view);
-    },
+    handler: async ({ ctx, actor, body }) => accepted(await startRestore(planPorts(ctx, actor), body)),
   }),
 ];

@@ -1,16 +1,11 @@
 /** The database side of backups: plans (configuration), their runtime state, snapshot sizes. */
-import type { BackupPlan, BackupSchedule, PlanSpec, StackChoice, Weekday } from '@appliance/backups';
+import type { BackupSchedule, PlanSpec, StackChoice, StoredPlan, Weekday } from '@appliance/backups';
 import { eq, inArray } from 'drizzle-orm';
 import type { Db } from '../../db/open.ts';
 import { backupPlanState, backupPlans, backupSnapshots, settings, shares, stacks } from '../../db/schema.ts';
 
 type PlanRow = typeof backupPlans.$inferSelect;
 export type PlanState = typeof backupPlanState.$inferSelect;
-
-export interface StoredPlan extends BackupPlan {
-  /** Sealed repository password, or null (not restored by an import). */
-  sealedPassword: Buffer | null;
-}
 
 function toPlan(r: PlanRow): StoredPlan {
   const schedule: BackupSchedule =
@@ -95,30 +90,6 @@ export function updateState(db: Db, plan: string, at: string, patch: Partial<Omi
   db.update(backupPlanState).set(patch).where(eq(backupPlanState.plan, plan)).run();
 }
 
-/** The end of a run: its job and state; a success also ends a staleness condition and starts drills. */
-export function recordRun(db: Db, plan: string, at: string, jobId: string, state: string): void {
-  const s = ensureState(db, plan, at);
-  const success = state === 'succeeded';
-  db.update(backupPlanState)
-    .set({
-      lastRunJobId: jobId,
-      lastRunAt: at,
-      lastRunState: state,
-      ...(success ? { lastSuccessAt: at, firstSuccessAt: s.firstSuccessAt ?? at } : {}),
-    })
-    .where(eq(backupPlanState.plan, plan))
-    .run();
-}
-
-/** The end of a drill. */
-export function recordDrill(db: Db, plan: string, at: string, jobId: string, state: string): void {
-  const s = ensureState(db, plan, at);
-  db.update(backupPlanState)
-    .set({ lastDrillJobId: jobId, lastDrillAt: at, lastDrillState: state, drillCount: s.drillCount + 1 })
-    .where(eq(backupPlanState.plan, plan))
-    .run();
-}
-
 export interface SnapshotSize {
   sizeBytes: number | null;
   dataAddedBytes: number | null;
@@ -161,21 +132,21 @@ export function forgetSnapshots(db: Db, ids: readonly string[]): void {
       .run();
 }
 
-/** What a plan may name here (checkPlan's facts). */
-export function planFacts(db: Db, destinations: readonly { label: string; backupDestination: boolean }[]) {
-  return {
-    stacks: db
-      .select({ name: stacks.name })
-      .from(stacks)
-      .where(eq(stacks.pending, 0))
-      .all()
-      .map((r) => r.name),
-    shares: db
-      .select({ name: shares.name })
-      .from(shares)
-      .all()
-      .map((r) => r.name),
-    destinations,
-    passphraseSet: (db.select({ p: settings.backupPassphrase }).from(settings).get()?.p ?? null) !== null,
-  };
-}
+/** The stacks, with whether their install is still pending (`PlanFactSources.stacks`). */
+export const stackRows = (db: Db) =>
+  db
+    .select({ name: stacks.name, pending: stacks.pending })
+    .from(stacks)
+    .all()
+    .map((r) => ({ name: r.name, pending: r.pending !== 0 }));
+
+export const shareNames = (db: Db): string[] =>
+  db
+    .select({ name: shares.name })
+    .from(shares)
+    .all()
+    .map((r) => r.name);
+
+/** A backup passphrase is stored in the settings. */
+export const passphraseSet = (db: Db): boolean =>
+  (db.select({ p: settings.backupPassphrase }).from(settings).get()?.p ?? null) !== null;
