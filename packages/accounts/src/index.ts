@@ -14,3 +14,4 @@ export * from './operations/users.ts';
 export * from './operations/tokens.ts';
 export * from './operations/groups.ts';
 export * from './operations/session.ts';
+export * from './operations/setup.ts';

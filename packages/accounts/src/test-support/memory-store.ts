@@ -1,5 +1,6 @@
 import type { Clock } from '@appliance/common';
 import type { GroupRow, GroupsStore, GroupsTx, GroupsView } from '../operations/groups.ts';
+import type { SetupEvent, SetupStore } from '../operations/setup.ts';
 import type { TokensStore, TokensTx } from '../operations/tokens.ts';
 import type { UsersStore, UsersTx, UsersView } from '../operations/users.ts';
 import type {
@@ -24,6 +25,8 @@ export interface AccountsState {
   userGrants: Array<{ share: string; userId: string }>;
   groupGrants: Array<{ share: string; groupId: string }>;
   audit: AuditEntry[];
+  /** Events raised inside a write (they commit with it). */
+  alerts: SetupEvent[];
 }
 
 const lower = (s: string) => s.toLowerCase();
@@ -43,7 +46,12 @@ export class MemoryAccounts {
     userGrants: [],
     groupGrants: [],
     audit: [],
+    alerts: [],
   };
+  /** The appliance's host name (its settings). */
+  hostname = 'nas';
+  /** Events raised within a write and announced after its commit. */
+  readonly announced: SetupEvent[] = [];
   /** Bumped to simulate a commit by another connection. */
   foreignVersion = 0;
   /** Batches written by `recordUses`. */
@@ -135,32 +143,58 @@ export class MemoryAccounts {
     };
   }
 
+  private usersTx(s: AccountsState): UsersTx {
+    return {
+      ...this.usersView(() => s),
+      insert: (row) => (s.users.push({ ...row }), { ...row }),
+      update: (id, patch) => {
+        const u = s.users.find((x) => x.id === id)!;
+        Object.assign(u, patch);
+        return { ...u };
+      },
+      deleteTokens: (userId) => {
+        s.tokens = s.tokens.filter((t) => t.userId !== userId);
+      },
+      deleteUser: (userId) => {
+        s.tokens = s.tokens.filter((t) => t.userId !== userId);
+        s.members = s.members.filter((m) => m.userId !== userId);
+        s.userGrants = s.userGrants.filter((g) => g.userId !== userId);
+        s.users = s.users.filter((u) => u.id !== userId);
+      },
+      audit: (entry) => void s.audit.push(entry),
+    };
+  }
+
   users(): UsersStore {
     return {
       ...this.usersView(() => this.state),
+      write: (fn) => this.write((s) => fn(this.usersTx(s))),
+    };
+  }
+
+  /** The setup store; `notifications: false` gives no `raiseWithin` (the event is raised after). */
+  setup(options: { notifications?: boolean } = {}): SetupStore {
+    return {
+      admin: () => this.state.users.find((u) => u.role === 'admin'),
+      nameTaken: this.usersView(() => this.state).nameTaken,
       write: (fn) =>
-        this.write((s) => {
-          const tx: UsersTx = {
-            ...this.usersView(() => s),
-            insert: (row) => (s.users.push({ ...row }), { ...row }),
-            update: (id, patch) => {
-              const u = s.users.find((x) => x.id === id)!;
-              Object.assign(u, patch);
-              return { ...u };
-            },
-            deleteTokens: (userId) => {
+        this.write((s) =>
+          fn({
+            ...this.usersTx(s),
+            admin: () => s.users.find((u) => u.role === 'admin'),
+            revokeTokens: (userId) => {
+              const before = s.tokens.length;
               s.tokens = s.tokens.filter((t) => t.userId !== userId);
+              return before - s.tokens.length;
             },
-            deleteUser: (userId) => {
-              s.tokens = s.tokens.filter((t) => t.userId !== userId);
-              s.members = s.members.filter((m) => m.userId !== userId);
-              s.userGrants = s.userGrants.filter((g) => g.userId !== userId);
-              s.users = s.users.filter((u) => u.id !== userId);
+            hostname: () => this.hostname,
+            raiseWithin: (event) => {
+              if (options.notifications === false) return null;
+              s.alerts.push(event);
+              return { announce: () => void this.announced.push(event) };
             },
-            audit: (entry) => void s.audit.push(entry),
-          };
-          return fn(tx);
-        }),
+          }),
+        ),
     };
   }
 

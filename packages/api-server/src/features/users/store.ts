@@ -29,7 +29,8 @@ export function usersView(db: Db): UsersView {
   };
 }
 
-function usersTx(ctx: AppContext, db: Db, actor: Actor | null): UsersTx {
+/** The users writes of `@appliance/accounts` inside one write job (the setup store adds to them). */
+export function usersTx(ctx: AppContext, db: Db, actor: Actor | null): UsersTx {
   return {
     ...usersView(db),
     insert: (row) => db.insert(users).values(row).returning().get(),
