@@ -15,3 +15,4 @@ export * from './operations/tokens.ts';
 export * from './operations/groups.ts';
 export * from './operations/session.ts';
 export * from './operations/setup.ts';
+export * from './operations/authenticate.ts';

@@ -3,7 +3,6 @@ import type { IncomingMessage } from 'node:http';
 import { Hono, type Context } from 'hono';
 import * as v from 'valibot';
 import type { AppContext } from '../context.ts';
-import type { Actor } from '../services/audit.ts';
 import { type Authenticator, roleAtLeast } from '@appliance/accounts';
 import { AllowedMethods } from './allowed-methods.ts';
 import {
@@ -18,7 +17,7 @@ import {
 } from './errors.ts';
 import { DotSegmentRouter, dotSegmentRefusal } from './dot-segments.ts';
 import { arrayInPlaceOfObject } from './json-objects.ts';
-import { checkSessionWrite, sessionActor } from './session-auth.ts';
+import { authenticate } from './session-auth.ts';
 import type { AnyRoute, HandlerResult, Transport } from './route.ts';
 
 export const API_PREFIX = '/api/v1';
@@ -191,27 +190,6 @@ function logged(
     listener: c.env?.transport ?? 'tcp',
   });
   return response;
-}
-
-async function authenticate(
-  auth: Authenticator,
-  route: AnyRoute,
-  c: Context<AppEnv>,
-  transport: Transport,
-): Promise<Actor | null> {
-  if (transport === 'unix') return auth.localActor();
-  const header = c.req.header('authorization');
-  if (!header) {
-    const session = sessionActor(auth, c, route.role !== 'public');
-    if (session) checkSessionWrite(c);
-    return session;
-  }
-  const space = header.indexOf(' ');
-  const scheme = (space < 0 ? header : header.slice(0, space)).toLowerCase();
-  const value = space < 0 ? '' : header.slice(space + 1).trim();
-  if (scheme === 'bearer') return auth.bearer(value);
-  if (scheme === 'basic' && route.allowBasic) return auth.basic(value, c.env?.remoteAddress ?? 'unknown');
-  throw unauthorized();
 }
 
 function crossOrigin(c: Context<AppEnv>): boolean {
