@@ -1,7 +1,7 @@
 import { Refusal } from '@appliance/common';
 import { describe, expect, it } from 'vitest';
 import { accountsFixture } from '../test-support/index.ts';
-import { createAdmin, resetAdminPassword, type SetupDeps, setupStatus } from './setup.ts';
+import { checkSetupGate, createAdmin, resetAdminPassword, type SetupDeps, setupStatus } from './setup.ts';
 
 function setup(options: { hostNames?: string[]; sambaFails?: boolean; notifications?: boolean } = {}) {
   const f = accountsFixture();
@@ -29,6 +29,29 @@ const codeOf = (p: Promise<unknown>) =>
     () => 'ok',
     (e: unknown) => (e instanceof Refusal ? e.code : String(e)),
   );
+
+describe('checkSetupGate', () => {
+  it('before the administrator exists: only ungated routes, and socket-before-setup ones on the socket', async () => {
+    const s = setup();
+    const refused = (route: Parameters<typeof checkSetupGate>[1], local: boolean) => {
+      try {
+        checkSetupGate(s.auth, route, local);
+        return 'open';
+      } catch (e) {
+        return e instanceof Refusal ? `${e.code}: ${e.message}` : String(e);
+      }
+    };
+    const closed =
+      'setup_required: No administrator exists yet: create one with POST /api/v1/setup/admin (or `appliance admin create`).';
+    expect(refused({}, false)).toBe(closed);
+    expect(refused({}, true)).toBe(closed);
+    expect(refused({ ungated: true }, false)).toBe('open');
+    expect(refused({ socketBeforeSetup: true }, true)).toBe('open');
+    expect(refused({ socketBeforeSetup: true }, false)).toBe(closed);
+    await createAdmin(s.deps, { username: 'root', password: 'pw-pw-pw-pw' });
+    expect(refused({}, false)).toBe('open');
+  });
+});
 
 describe('createAdmin (first-run setup)', () => {
   it('creates the administrator: Samba password first (lowercase name), then the row and its audit row', async () => {

@@ -65,6 +65,28 @@ const sambaPasswordFailed = (err: unknown) =>
     { reason: err instanceof Error ? err.message.slice(0, 200) : 'unknown' },
   );
 
+/** The refusal of the setup gate (its sentence names the two ways to create the administrator). */
+export const setupRequired = () =>
+  refuse(
+    'setup_required',
+    'No administrator exists yet: create one with POST /api/v1/setup/admin (or `appliance admin create`).',
+  );
+
+/**
+ * The setup gate: until the first administrator exists, every route refuses `setup_required`
+ * except the ungated ones (setup, docs) and, on the Unix socket, those served before setup (the
+ * configuration import's preview and import).
+ */
+export function checkSetupGate(
+  auth: Pick<Authenticator, 'adminExists'>,
+  route: { ungated?: boolean | undefined; socketBeforeSetup?: boolean | undefined },
+  local: boolean,
+): void {
+  if (!route.ungated && !auth.adminExists()) {
+    if (!(route.socketBeforeSetup && local)) throw setupRequired();
+  }
+}
+
 /** Whether the first administrator still has to be created. */
 export function setupStatus(auth: Pick<Authenticator, 'adminExists'>): { setupRequired: boolean } {
   return { setupRequired: !auth.adminExists() };

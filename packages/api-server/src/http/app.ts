@@ -3,7 +3,7 @@ import type { IncomingMessage } from 'node:http';
 import { Hono, type Context } from 'hono';
 import * as v from 'valibot';
 import type { AppContext } from '../context.ts';
-import { type Authenticator, roleAtLeast } from '@appliance/accounts';
+import { type Authenticator, checkSetupGate, roleAtLeast } from '@appliance/accounts';
 import { AllowedMethods } from './allowed-methods.ts';
 import {
   errorResponse,
@@ -11,7 +11,6 @@ import {
   methodNotAllowed,
   routeLabel,
   routeNotFound,
-  setupRequired,
   tooLarge,
   unauthorized,
 } from './errors.ts';
@@ -128,9 +127,7 @@ async function handle(
     }
 
     // 2. setup gate
-    if (!route.ungated && !auth.adminExists()) {
-      if (!(route.socketBeforeSetup && transport === 'unix')) throw setupRequired();
-    }
+    checkSetupGate(auth, route, transport === 'unix');
 
     // 3. cross-origin write guard (04 §2.1 puts it before the credential)
     if (c.req.method !== 'GET' && crossOrigin(c)) {

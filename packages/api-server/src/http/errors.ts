@@ -47,12 +47,6 @@ export const unauthorized = () =>
 export const forbidden = (
   message = 'Your account or token does not have the role this operation requires.',
 ) => new AppError(403, 'forbidden', message);
-export const setupRequired = () =>
-  new AppError(
-    409,
-    'setup_required',
-    'No administrator exists yet: create one with POST /api/v1/setup/admin (or `appliance admin create`).',
-  );
 export const tooLarge = (limit: number) =>
   new AppError(
     413,
