@@ -30,3 +30,4 @@ export * from './node/device-mounter.ts';
 export * from './node/import-progress.ts';
 export * from './node/export-guarded.ts';
 export * from './core/export-body.ts';
+export * from './operations/after-import.ts';

@@ -1,6 +1,7 @@
 /** Builds the archive-preview package's ports from the server context. */
 import fs from 'node:fs';
 import {
+  afterImport,
   deviceMounter,
   type ExportDeps,
   type ExportGuard,
@@ -52,8 +53,8 @@ export function exportDeps(ctx: AppContext, appVersion: string): ExportDeps {
 /**
  * The import's adapters (08 §14): the preview's ports plus the lock, the pre-import export, smb.conf
  * rendered from the prepared database exactly as the shares feature renders it and validated by
- * testparm, mounting by device, the audit row, progress events, and what changes in the running
- * server after the commit (an adopted machine key, the accounts).
+ * testparm, mounting by device, the audit row, progress events, and the ports of what changes in
+ * the running server after the commit (the package's `afterImport`).
  */
 export function importDeps(
   ctx: AppContext,
@@ -92,19 +93,20 @@ export function importDeps(
       ctx.audit.record(ctx.db, options.actor, { operation: 'config.import', target, details }),
     ...(options.onStep ? { onStep: options.onStep } : {}),
     ...(ctx.hooks.importFault ? { beforeStep: (step) => ctx.hooks.importFault?.(step) } : {}),
-    async onCommitted({ adoptedKey }) {
-      if (adoptedKey) {
-        ctx.sealer = createSealer(adoptedKey);
-        ctx.machineKeyCheck = machineKeyCheck(adoptedKey);
-      }
-      options.onAccountsReplaced();
-      // smb.conf was swapped in by the import: Samba reloads it (real host, or samba.sandbox).
-      ctx.hooks.reloadSamba?.();
-      // The files the import wrote are what the service wrote (drift watcher), and the watchers'
-      // settings may have changed (issue 22).
-      ctx.generated.recordAfterImport();
-      ctx.watchers.reschedule();
-    },
+    onCommitted: (result) =>
+      afterImport(
+        {
+          adoptMachineKey(key) {
+            ctx.sealer = createSealer(key);
+            ctx.machineKeyCheck = machineKeyCheck(key);
+          },
+          resetAccounts: options.onAccountsReplaced,
+          reloadSamba: () => ctx.hooks.reloadSamba?.(),
+          recordGeneratedFiles: () => ctx.generated.recordAfterImport(),
+          rescheduleWatchers: () => ctx.watchers.reschedule(),
+        },
+        result,
+      ),
     log: (message, fields) => ctx.logger.error(message, fields),
   };
 }
