@@ -26,6 +26,8 @@ export * from './core/import-plan.ts';
 export * from './node/import-swap.ts';
 export * from './node/import-db.ts';
 export * from './node/import.ts';
+export * from './node/import-input.ts';
+export * from './node/config-archive-file.ts';
 export * from './node/device-mounter.ts';
 export * from './node/import-progress.ts';
 export * from './node/export-guarded.ts';

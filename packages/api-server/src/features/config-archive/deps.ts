@@ -10,8 +10,7 @@ import {
   type Migrations,
   type PreviewDeps,
 } from '@appliance/archive-preview';
-import { renderSmbConfAt, validateSmbConf } from '@appliance/shares';
-import Database from 'better-sqlite3';
+import { renderSmbConfFor, validateSmbConf } from '@appliance/shares';
 import { drizzle } from 'drizzle-orm/better-sqlite3';
 import type { AppContext } from '../../context.ts';
 import { createSealer, machineKeyCheck } from '../../db/machine-key.ts';
@@ -19,7 +18,7 @@ import { type Db, MIGRATIONS_DIR } from '../../db/open.ts';
 import * as schema from '../../db/schema.ts';
 import type { Actor } from '../../services/audit.ts';
 import { loadAccessSnapshot } from '../shares/store.ts';
-import { sambaGlobals } from '../shares/deps.ts';
+import { sambaHost } from '../shares/deps.ts';
 
 let migrations: Migrations | null = null;
 const shippedMigrations = (): Migrations => {
@@ -52,9 +51,10 @@ export function exportDeps(ctx: AppContext, appVersion: string): ExportDeps {
 
 /**
  * The import's adapters (08 §14): the preview's ports plus the lock, the pre-import export, smb.conf
- * rendered from the prepared database exactly as the shares feature renders it and validated by
- * testparm, mounting by device, the audit row, progress events, and the ports of what changes in
- * the running server after the commit (the package's `afterImport`).
+ * rendered from the prepared database (a read-only connection the package opens) exactly as this
+ * host's Samba service renders it (`renderSmbConfFor`) and validated by testparm, mounting by
+ * device, the audit row, progress events, and the ports of what changes in the running server
+ * after the commit (the package's `afterImport`).
  */
 export function importDeps(
   ctx: AppContext,
@@ -71,19 +71,8 @@ export function importDeps(
     exportDeps: exportDeps(ctx, options.appVersion),
     tryLock: () => ctx.gate.tryImport(),
     runningJob: () => ctx.jobs.running()[0] ?? null,
-    async renderSmbConf(prepared) {
-      const conn = new Database(prepared, { readonly: true, fileMustExist: true });
-      try {
-        const snapshot = loadAccessSnapshot(drizzle(conn, { schema }) as unknown as Db);
-        return renderSmbConfAt(snapshot, {
-          file: ctx.paths.sambaConf,
-          poolDir: ctx.paths.userPool,
-          globals: sambaGlobals(ctx),
-        });
-      } finally {
-        conn.close();
-      }
-    },
+    renderSmbConf: (prepared) =>
+      renderSmbConfFor(sambaHost(ctx), loadAccessSnapshot(drizzle(prepared, { schema }) as unknown as Db)),
     validateSmbConf: (candidate) =>
       validateSmbConf(ctx.runner, candidate, {
         log: (message) => ctx.logger.error(message),
