@@ -60,7 +60,7 @@ export type {
 } from './core/array-setup.ts';
 export { renderSnapraidConf } from './core/snapraid-conf.ts';
 export type { SnapraidMember } from './core/snapraid-conf.ts';
-export { POOL_MOUNTPOINT, mergerfsOptions, poolBranches } from './core/mergerfs.ts';
+export { POOL_MOUNTPOINT, mergerfsOptions, minFreeSpaceBytes, poolBranches } from './core/mergerfs.ts';
 export {
   DEFAULT_DEVICE_TIMEOUT_SEC,
   DEVICE_TIMEOUT_DROPIN,

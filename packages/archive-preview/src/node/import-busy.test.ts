@@ -1,6 +1,6 @@
 /** The import's refusal while its lock is taken: a running job named, or the generic one. */
 import { describe, expect, it } from 'vitest';
-import { importBusy } from './import.ts';
+import { importBusy } from './import-input.ts';
 
 describe('importBusy', () => {
   it('names a running job (job_running) and how to follow or cancel it', () => {

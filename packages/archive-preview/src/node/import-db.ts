@@ -185,3 +185,16 @@ export function readCommitMarker(file: string): number | null {
     db.close();
   }
 }
+
+/** Runs `fn` on a read-only connection to the database file `file`, closed after it. */
+export async function withReadOnlyDb<T>(
+  file: string,
+  fn: (db: Database.Database) => T | Promise<T>,
+): Promise<T> {
+  const db = new Database(file, { readonly: true, fileMustExist: true });
+  try {
+    return await fn(db);
+  } finally {
+    db.close();
+  }
+}

@@ -52,15 +52,9 @@ function deps(
       clock: fixedClock('2026-09-03T04:05:06.000Z'),
     },
     tryLock: () => () => undefined,
-    renderSmbConf: async (file) => {
-      const Database = (await import('better-sqlite3')).default;
-      const db = new Database(file, { readonly: true });
-      try {
-        const shares = db.prepare('SELECT name FROM shares ORDER BY name').pluck().all() as string[];
-        return `[global]\n${shares.map((s) => `[${s}]\n  path = /mnt/user/${s}\n`).join('')}`;
-      } finally {
-        db.close();
-      }
+    renderSmbConf: (db) => {
+      const shares = db.prepare('SELECT name FROM shares ORDER BY name').pluck().all() as string[];
+      return `[global]\n${shares.map((s) => `[${s}]\n  path = /mnt/user/${s}\n`).join('')}`;
     },
     validateSmbConf: async () => undefined,
     mounter: {

@@ -16,11 +16,8 @@ import fs from 'node:fs';
 import type { IncomingHttpHeaders } from 'node:http';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
-import { type AppError, badRequest, conflict, fsyncDir, type HostPaths } from '@appliance/common';
+import type { HostPaths } from '@appliance/common';
 import Database from 'better-sqlite3';
-import { jobRunning } from '@appliance/jobs';
-import * as v from 'valibot';
 import type { DiskMappingEntry } from '../core/bare-metal.ts';
 import {
   databasePlan,
@@ -30,7 +27,6 @@ import {
   importFailed,
   importRefusal,
   importSteps,
-  MAX_MAPPING_ENTRIES,
   type MountOp,
   mountsPlan,
 } from '../core/import-plan.ts';
@@ -38,8 +34,10 @@ import { isStackName } from '../core/limits.ts';
 import type { Note } from '../core/notes.ts';
 import type { SecretsReport } from '../core/secrets.ts';
 import { type ArchiveContents, readArchive } from './archive-reader.ts';
-import { type ExportDeps, exportFilename, startExport } from './export.ts';
-import { commitDatabase, liveTables, prepareDatabase, type SealWith } from './import-db.ts';
+import { writeConfigArchive } from './config-archive-file.ts';
+import type { ExportDeps } from './export.ts';
+import { commitDatabase, liveTables, prepareDatabase, type SealWith, withReadOnlyDb } from './import-db.ts';
+import { importBusy, parseDiskMapping, type RunningJob } from './import-input.ts';
 import { FileSwap, writeDurable } from './import-swap.ts';
 import { listLiveFiles, nodeFs } from './live-files.ts';
 import { analyzeArchive, assertPreviewWired, type PreviewDeps } from './preview.ts';
@@ -73,8 +71,11 @@ export interface ImportDeps extends PreviewDeps {
   tryLock(): (() => void) | null;
   /** When `tryLock` fails: the first job running now (the refusal names it), or null. */
   runningJob?(): RunningJob | null;
-  /** smb.conf as the server renders it, from the prepared database (a better-sqlite3 file). */
-  renderSmbConf(preparedDb: string): Promise<string>;
+  /**
+   * smb.conf as the server renders it, from the prepared database: a read-only connection to it,
+   * opened for the call and closed after it.
+   */
+  renderSmbConf(preparedDb: Database.Database): string | Promise<string>;
   /** testparm on a candidate smb.conf; throws when it is refused. */
   validateSmbConf(candidate: string): Promise<void>;
   mounter: Mounter;
@@ -91,66 +92,6 @@ export interface ImportDeps extends PreviewDeps {
   onCommitted?(result: { adoptedKey: Buffer | null }): void | Promise<void>;
   log?(message: string, fields?: Record<string, unknown>): void;
 }
-
-const MappingSchema = v.strictObject({
-  disks: v.pipe(
-    v.array(
-      v.strictObject({
-        role: v.picklist(['parity', 'data', 'cache']),
-        roleIndex: v.pipe(v.number(), v.integer(), v.minValue(1)),
-        device: v.pipe(v.string(), v.minLength(1), v.maxLength(256)),
-      }),
-    ),
-    v.maxLength(MAX_MAPPING_ENTRIES),
-  ),
-});
-
-/** The `diskMapping` part: JSON `{"disks": [{role, roleIndex, device}]}` (≤ 512 entries). */
-export function parseDiskMapping(text: string | undefined): DiskMappingEntry[] | undefined {
-  if (text === undefined) return undefined;
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    throw badRequest([{ path: 'diskMapping', message: 'diskMapping is not valid JSON' }]);
-  }
-  const r = v.safeParse(MappingSchema, json);
-  if (!r.success) {
-    throw badRequest(
-      r.issues.slice(0, 20).map((i) => ({
-        path: `diskMapping${v.getDotPath(i) ? `.${v.getDotPath(i)}` : ''}`,
-        message: i.message,
-      })),
-    );
-  }
-  return r.output.disks;
-}
-
-export const operationsRunning = (): AppError =>
-  conflict(
-    'operations_running',
-    'Another change or long operation is running; wait until it has finished, then import again.',
-  );
-
-/** A job as the import's busy refusal names it. */
-export interface RunningJob {
-  id: string;
-  type: string;
-  target: string;
-  cancellable: boolean;
-}
-
-/** The import lock is taken: `job_running` naming a running job, else `operations_running`. */
-export const importBusy = (job: RunningJob | null): AppError =>
-  job
-    ? jobRunning({
-        type: job.type,
-        title: `the ${job.type} job`,
-        target: job.target,
-        jobId: job.id,
-        cancellable: job.cancellable,
-      })
-    : operationsRunning();
 
 /** The whole import of one multipart upload (raw Node request). */
 export async function importUpload(
@@ -276,7 +217,7 @@ async function runSteps(deps: ImportDeps, input: StepInput): Promise<ImportRespo
     step = 'regenerate_samba';
     await enter('regenerate_samba');
     const candidate = swap.stagedPath(deps.paths.sambaConf, deps.paths, 'smb.conf');
-    await writeDurable(candidate, await deps.renderSmbConf(prepared), 0o644);
+    await writeDurable(candidate, await withReadOnlyDb(prepared, (db) => deps.renderSmbConf(db)), 0o644);
     await deps.validateSmbConf(candidate);
     await swap.swap(deps.paths, [{ target: deps.paths.sambaConf, staged: candidate }]);
 
@@ -363,46 +304,6 @@ function keyCheckOf(stateDb: string): string | null {
 /** Step 1: an export written to `/var/lib/appliance/backups/pre-import-<stamp>.tar.zst` (0600). */
 function writePreImportArchive(deps: ImportDeps): Promise<string> {
   return writeConfigArchive(deps.paths, deps.exportDeps, 'pre-import');
-}
-
-/**
- * An export written beside the other archives, `<backupsDir>/<prefix>-<stamp>.tar.zst` (0600,
- * fsynced, renamed into place: never half an archive under its name). Resolves with its logical
- * path. The import writes `pre-import-…`, an update `pre-update-…`.
- */
-export async function writeConfigArchive(
-  paths: HostPaths,
-  exportDeps: ExportDeps,
-  prefix: string,
-): Promise<string> {
-  const dir = paths.backupsDir;
-  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const exported = await startExport(exportDeps);
-  const stamp = exportFilename('x', exported.createdAt)
-    .replace(/^appliance-config-x-/, '')
-    .replace(/\.tar\.zst$/, '');
-  let name = `${prefix}-${stamp}.tar.zst`;
-  for (let i = 2; fs.existsSync(path.join(dir, name)); i++) name = `${prefix}-${stamp}-${i}.tar.zst`;
-  const file = path.join(dir, name);
-  const tmp = path.join(dir, `.${name}.tmp`);
-  try {
-    const out = fs.createWriteStream(tmp, { flags: 'wx', mode: 0o600 });
-    await pipeline(exported.stream, out);
-    await exported.done;
-    const fd = fs.openSync(tmp, 'r');
-    try {
-      fs.fsyncSync(fd);
-    } finally {
-      fs.closeSync(fd);
-    }
-    fs.chmodSync(tmp, 0o600);
-    fs.renameSync(tmp, file);
-    await fsyncDir(dir);
-  } catch (err) {
-    fs.rmSync(tmp, { force: true });
-    throw err;
-  }
-  return paths.logical(file) ?? file;
 }
 
 /** Live stack directories (valid names, real directories) and whether each has a `.env`. */

@@ -14,6 +14,16 @@ export function minFreeSpaceMiB(members: readonly { role: string; entry: { sizeB
   return Math.max(1, Math.min(4096, Math.floor(smallest / 20 / (1024 * 1024))));
 }
 
+const MiB = 1024 * 1024;
+
+/**
+ * `minfreespace` in bytes for the recorded slots: what the mover keeps free on each data disk, as
+ * the pool does. A slot whose size was never recorded counts as 0 bytes (then the 1 MiB floor).
+ */
+export function minFreeSpaceBytes(slots: readonly { role: string; sizeBytes: number | null }[]): number {
+  return minFreeSpaceMiB(slots.map((s) => ({ role: s.role, entry: { sizeBytes: s.sizeBytes ?? 0 } }))) * MiB;
+}
+
 /** The pool's branches: the cache first, then the data disks by index (parity is never a branch). */
 export function poolBranches<T extends { role: SlotRole; roleIndex: number }>(members: readonly T[]): T[] {
   return [

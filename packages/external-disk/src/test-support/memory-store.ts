@@ -1,7 +1,8 @@
-import { AppError } from '@appliance/common';
-import { filesystemRegistered, labelTaken } from '../core/check-register.ts';
+import type { NewExternalDiskRow } from '../core/check-register.ts';
 import type { ArraySlotIdentity, ExternalDiskRow } from '../core/types.ts';
+import { externalDiskStore } from '../operations/store-rules.ts';
 import type { ExternalDiskStore, FormatRecord, FormatStart } from '../ports.ts';
+import { type MemoryRows, memoryExternalDiskRows } from './memory-rows.ts';
 
 export interface AuditRecord {
   operation: string;
@@ -11,80 +12,46 @@ export interface AuditRecord {
 }
 
 /**
- * An in-memory ExternalDiskStore for the package's own tests (the server's store is SQLite).
- * It enforces the same uniqueness rules as the table: label (case-insensitive) and fs UUID.
+ * An in-memory ExternalDiskStore for the package's own tests (the server's store is SQLite): the
+ * package's `externalDiskStore`, which holds the uniqueness rules (label ignoring case, fs UUID),
+ * over `memoryExternalDiskRows`, as the server's store is over its SQLite rows. `rows`, `slots`
+ * (the array's members) and `audit` are the state a test reads and sets.
  */
 export class MemoryStore implements ExternalDiskStore {
-  rows: ExternalDiskRow[] = [];
   slots: ArraySlotIdentity[] = [];
-  audit: AuditRecord[] = [];
-  private nextId = 1;
+  private readonly memory: MemoryRows;
+  private readonly store: ExternalDiskStore;
 
-  async listRows() {
-    return this.rows.map((r) => ({ ...r }));
-  }
-  async listArraySlots() {
-    return this.slots.map((s) => ({ ...s }));
-  }
-  async insertRegistration(row: Omit<ExternalDiskRow, 'id' | 'createdAt' | 'formattedAt'>, at: string) {
-    this.assertUnique(row.label, row.fsUuid, null);
-    const stored: ExternalDiskRow = { ...row, id: this.nextId++, createdAt: at, formattedAt: null };
-    this.rows.push(stored);
-    this.audit.push({ operation: 'disks.external.register', target: row.label, outcome: 'ok', details: {} });
-    return { ...stored };
-  }
-  async recordFormatStart(start: FormatStart) {
-    this.assertUnique(start.label, null, start.rowId);
-    const columns = { ...start.columns, filesystem: null, fsUuid: null };
-    if (start.rowId === null) {
-      const stored: ExternalDiskRow = {
-        ...columns,
-        id: this.nextId++,
-        label: start.label,
-        backupDestination: false,
-        createdAt: start.at,
-        formattedAt: null,
-      };
-      this.rows.push(stored);
-      return stored.id;
-    }
-    const existing = this.rows.find((r) => r.id === start.rowId);
-    if (!existing) throw new AppError(500, 'internal', 'row vanished');
-    Object.assign(existing, columns);
-    return existing.id;
-  }
-  async recordFormat(record: FormatRecord) {
-    this.assertUnique(record.label, record.columns.fsUuid, record.rowId);
-    let stored: ExternalDiskRow;
-    if (record.rowId === null) {
-      stored = {
-        ...record.columns,
-        id: this.nextId++,
-        label: record.label,
-        backupDestination: false,
-        createdAt: record.audit.at,
-        formattedAt: record.formattedAt,
-      };
-      this.rows.push(stored);
-    } else {
-      const existing = this.rows.find((r) => r.id === record.rowId);
-      if (!existing) throw new AppError(500, 'internal', 'row vanished');
-      Object.assign(existing, record.columns, { formattedAt: record.formattedAt });
-      stored = existing;
-    }
-    this.audit.push({
-      operation: 'disks.external.format',
-      target: record.label,
-      outcome: record.audit.outcome,
-      details: record.audit.details,
+  constructor() {
+    this.memory = Object.assign(memoryExternalDiskRows(), {
+      listArraySlots: async () => this.slots.map((s) => ({ ...s })),
     });
-    return { ...stored };
+    this.store = externalDiskStore(this.memory);
   }
-  private assertUnique(label: string, fsUuid: string | null, selfId: number | null) {
-    const others = this.rows.filter((r) => r.id !== selfId);
-    const taken = others.find((r) => r.label.toLowerCase() === label.toLowerCase());
-    if (taken) throw labelTaken(taken.label);
-    const holder = fsUuid === null ? undefined : others.find((r) => r.fsUuid === fsUuid);
-    if (holder) throw filesystemRegistered(holder.label);
+
+  get rows(): ExternalDiskRow[] {
+    return this.memory.rows;
+  }
+  set rows(rows: ExternalDiskRow[]) {
+    this.memory.rows = rows;
+  }
+  get audit(): MemoryRows['audit'] {
+    return this.memory.audit;
+  }
+
+  listRows() {
+    return this.store.listRows();
+  }
+  listArraySlots() {
+    return this.store.listArraySlots();
+  }
+  insertRegistration(row: NewExternalDiskRow, at: string) {
+    return this.store.insertRegistration(row, at);
+  }
+  recordFormatStart(start: FormatStart) {
+    return this.store.recordFormatStart(start);
+  }
+  recordFormat(record: FormatRecord) {
+    return this.store.recordFormat(record);
   }
 }

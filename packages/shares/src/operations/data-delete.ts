@@ -1,50 +1,16 @@
 /**
  * Share data delete (05) as one operation: the typed confirmation first, the array-job hold, the
  * checks and the delete (`runShareDataDelete`), progress, the audit row, and `incomplete` as a
- * refusal carrying the report. The busy guard is the "is a delete running for share X" of 05 §4
- * step 12 that a definition delete consults too.
+ * refusal carrying the report. The busy guard (share-delete-guard.ts) is the "is a delete running
+ * for share X" of 05 §4 step 12 that a definition delete consults too.
  */
 import type { CommandRunner, HostPaths } from '@appliance/common';
-import { checkDataDeleteConfirmation, dataDeleteErrors } from '../data-delete/core/checks.ts';
+import { checkDataDeleteConfirmation } from '../data-delete/core/checks.ts';
 import type { DataDeleteArray, DataDeleteShare, DeleteReport } from '../data-delete/core/model.ts';
 import { auditOutcome, incompleteError } from '../data-delete/core/report.ts';
 import { runShareDataDelete } from '../data-delete/node/share-data-delete.ts';
 import type { ShareAuditEntry } from './ports.ts';
-
-/** The lock key of everything that deletes a share (its files or its definition); case-insensitive. */
-export const shareBusyKey = (name: string): string => `share-delete:${name.toLowerCase()}`;
-
-/** Named locks that refuse at once when a key is held. */
-export interface TryLocks {
-  tryRun<T>(key: string, busy: () => Error, fn: () => Promise<T>): Promise<T>;
-}
-
-export interface ShareDeleteGuard {
-  /** Whether a data delete of this share runs now. */
-  running(name: string): boolean;
-  /** Runs `fn` as the share's data delete, or refuses `share_busy` when any delete of the share runs. */
-  whileDeleting<T>(name: string, fn: () => Promise<T>): Promise<T>;
-}
-
-export function createShareDeleteGuard(locks: TryLocks): ShareDeleteGuard {
-  const running = new Set<string>();
-  return {
-    running: (name) => running.has(name.toLowerCase()),
-    whileDeleting: (name, fn) =>
-      locks.tryRun(
-        shareBusyKey(name),
-        () => dataDeleteErrors.shareBusy(name),
-        async () => {
-          running.add(name.toLowerCase());
-          try {
-            return await fn();
-          } finally {
-            running.delete(name.toLowerCase());
-          }
-        },
-      ),
-  };
-}
+import type { ShareDeleteGuard } from './share-delete-guard.ts';
 
 /** The running totals (a plain record, as progress events carry them). */
 type Totals = { [K in keyof DeleteReport['totals']]: number };

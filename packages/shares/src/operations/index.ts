@@ -5,5 +5,6 @@ export * from './share-definitions.ts';
 export * from './share-permissions.ts';
 export * from './samba-service.ts';
 export * from './data-delete.ts';
+export * from './share-delete-guard.ts';
 export * from './samba-setup.ts';
 export * from './facts.ts';

@@ -9,7 +9,6 @@ import { createHostPaths, type HostPaths, isRefusal, refuse } from '@appliance/c
 import { requirePrerequisites } from '@appliance/lab';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { emptyShareState, memorySharePorts } from '../test-support/share-store.ts';
-import { createShareDeleteGuard } from './data-delete.ts';
 import { createShare, deleteShare, updateShare } from './share-definitions.ts';
 import { effectiveShareAccess, setSharePermissions } from './share-permissions.ts';
 
@@ -98,30 +97,5 @@ describe('share definitions', () => {
       'share.delete',
     ]);
     expect(ports.regenerations()).toBe(4);
-  });
-});
-
-describe('the share delete guard', () => {
-  it('marks a running data delete and refuses a second delete of the same share (any case)', async () => {
-    const held = new Set<string>();
-    const guard = createShareDeleteGuard({
-      async tryRun(key, busy, fn) {
-        if (held.has(key)) throw busy();
-        held.add(key);
-        try {
-          return await fn();
-        } finally {
-          held.delete(key);
-        }
-      },
-    });
-    let release!: () => void;
-    const first = guard.whileDeleting('Media', () => new Promise<void>((r) => (release = r)));
-    expect(guard.running('media')).toBe(true);
-    const second = await guard.whileDeleting('MEDIA', async () => undefined).catch((e: unknown) => e);
-    expect(refusalCode(second)).toBe('share_busy');
-    release();
-    await first;
-    expect(guard.running('media')).toBe(false);
   });
 });

@@ -11,6 +11,7 @@ import { requirePrerequisites } from '@appliance/lab';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AccessSnapshot } from '../access/core/effective-access.ts';
 import {
+  renderSmbConfFor,
   type SambaHost,
   sambaGlobalsOf,
   sambaLayoutOf,
@@ -62,6 +63,29 @@ describe('sambaModeOf / sambaLayoutOf / sambaGlobalsOf', () => {
   });
 });
 
+describe('renderSmbConfFor', () => {
+  const media: AccessSnapshot = {
+    shares: [{ name: 'media', smb: { enabled: true, browseable: true } }],
+    users: [],
+    groups: [],
+    userGrants: [],
+    groupGrants: [],
+  };
+
+  it("a sandbox's smb.conf carries its port and the shares under its pooled view", () => {
+    const conf = renderSmbConfFor(host(), media);
+    expect(conf).toMatch(/smb ports = 4450/);
+    expect(conf).toContain('[media]');
+    expect(conf).toContain('path = /srv/box/mnt/user/media');
+  });
+
+  it("the machine's smb.conf has no sandbox port", () => {
+    const conf = renderSmbConfFor(host({ root: '', poolDir: '/mnt/user' }), media);
+    expect(conf).not.toMatch(/smb ports/);
+    expect(conf).toContain('path = /mnt/user/media');
+  });
+});
+
 const empty: AccessSnapshot = { shares: [], users: [], groups: [], userGrants: [], groupGrants: [] };
 
 describe('sambaServiceFor (mode none, real testparm)', () => {
@@ -77,10 +101,12 @@ describe('sambaServiceFor (mode none, real testparm)', () => {
   it('writes smb.conf at the start and on each regeneration, recording each file written', async () => {
     let snapshot: AccessSnapshot = empty;
     const file = path.join(dir, 'smb.conf');
-    const options = sambaServiceOptions(
-      host({ root: dir, sandbox: false, smbConf: file, poolDir: path.join(dir, 'pool') }),
-      { runner: createCommandRunner(), loadSnapshot: () => snapshot, log: () => undefined },
-    );
+    const h = host({ root: dir, sandbox: false, smbConf: file, poolDir: path.join(dir, 'pool') });
+    const options = sambaServiceOptions(h, {
+      runner: createCommandRunner(),
+      loadSnapshot: () => snapshot,
+      log: () => undefined,
+    });
     let recorded = 0;
     const samba = sambaServiceFor(options, () => recorded++);
     await samba.start();
@@ -90,6 +116,8 @@ describe('sambaServiceFor (mode none, real testparm)', () => {
     await samba.regenerate();
     expect(recorded).toBe(2);
     expect(await fs.readFile(file, 'utf8')).toContain('[media]');
+    // what a configuration import renders is byte for byte what the service wrote
+    expect(renderSmbConfFor(h, snapshot)).toBe(await fs.readFile(file, 'utf8'));
     samba.reload();
     await samba.stop();
   });

@@ -7,11 +7,13 @@
  * regenerator and returns what other changes call.
  */
 import type { CommandRunner } from '@appliance/common';
+import type { AccessSnapshot } from '../access/core/effective-access.ts';
 import { type SambaSandboxLayout, sambaSandboxLayout } from '../access/core/samba-sandbox.ts';
 import {
   createSambaService,
   regenerateAndSettle,
   type SambaMode,
+  renderSmbConfAt,
   type SambaServiceOptions,
   sambaServiceGlobals,
   startSamba,
@@ -53,6 +55,13 @@ export function sambaLayoutOf(host: SambaHost): SambaSandboxLayout | null {
 /** The `[global]` lines the service adds to smb.conf (its regenerator's and a configuration import's). */
 export const sambaGlobalsOf = (host: SambaHost): Array<readonly [string, string]> | undefined =>
   sambaServiceGlobals(sambaModeOf(host), sambaLayoutOf(host));
+
+/**
+ * smb.conf for `snapshot` exactly as this host's service writes it (its file, pooled view and
+ * `[global]` lines): what a configuration import renders from the database it prepared.
+ */
+export const renderSmbConfFor = (host: SambaHost, snapshot: AccessSnapshot): string =>
+  renderSmbConfAt(snapshot, { file: host.smbConf, poolDir: host.poolDir, globals: sambaGlobalsOf(host) });
 
 /** The Samba service of this host, reading the access snapshot through `loadSnapshot`. */
 export function sambaServiceOptions(

@@ -1,6 +1,7 @@
 /** Builds the archive-preview package's ports from the server context. */
 import fs from 'node:fs';
 import {
+  afterImport,
   deviceMounter,
   type ExportDeps,
   type ExportGuard,
@@ -9,8 +10,7 @@ import {
   type Migrations,
   type PreviewDeps,
 } from '@appliance/archive-preview';
-import { renderSmbConfAt, validateSmbConf } from '@appliance/shares';
-import Database from 'better-sqlite3';
+import { renderSmbConfFor, validateSmbConf } from '@appliance/shares';
 import { drizzle } from 'drizzle-orm/better-sqlite3';
 import type { AppContext } from '../../context.ts';
 import { createSealer, machineKeyCheck } from '../../db/machine-key.ts';
@@ -18,7 +18,7 @@ import { type Db, MIGRATIONS_DIR } from '../../db/open.ts';
 import * as schema from '../../db/schema.ts';
 import type { Actor } from '../../services/audit.ts';
 import { loadAccessSnapshot } from '../shares/store.ts';
-import { sambaGlobals } from '../shares/deps.ts';
+import { sambaHost } from '../shares/deps.ts';
 
 let migrations: Migrations | null = null;
 const shippedMigrations = (): Migrations => {
@@ -51,9 +51,10 @@ export function exportDeps(ctx: AppContext, appVersion: string): ExportDeps {
 
 /**
  * The import's adapters (08 §14): the preview's ports plus the lock, the pre-import export, smb.conf
- * rendered from the prepared database exactly as the shares feature renders it and validated by
- * testparm, mounting by device, the audit row, progress events, and what changes in the running
- * server after the commit (an adopted machine key, the accounts).
+ * rendered from the prepared database (a read-only connection the package opens) exactly as this
+ * host's Samba service renders it (`renderSmbConfFor`) and validated by testparm, mounting by
+ * device, the audit row, progress events, and the ports of what changes in the running server
+ * after the commit (the package's `afterImport`).
  */
 export function importDeps(
   ctx: AppContext,
@@ -70,19 +71,8 @@ export function importDeps(
     exportDeps: exportDeps(ctx, options.appVersion),
     tryLock: () => ctx.gate.tryImport(),
     runningJob: () => ctx.jobs.running()[0] ?? null,
-    async renderSmbConf(prepared) {
-      const conn = new Database(prepared, { readonly: true, fileMustExist: true });
-      try {
-        const snapshot = loadAccessSnapshot(drizzle(conn, { schema }) as unknown as Db);
-        return renderSmbConfAt(snapshot, {
-          file: ctx.paths.sambaConf,
-          poolDir: ctx.paths.userPool,
-          globals: sambaGlobals(ctx),
-        });
-      } finally {
-        conn.close();
-      }
-    },
+    renderSmbConf: (prepared) =>
+      renderSmbConfFor(sambaHost(ctx), loadAccessSnapshot(drizzle(prepared, { schema }) as unknown as Db)),
     validateSmbConf: (candidate) =>
       validateSmbConf(ctx.runner, candidate, {
         log: (message) => ctx.logger.error(message),
@@ -92,19 +82,20 @@ export function importDeps(
       ctx.audit.record(ctx.db, options.actor, { operation: 'config.import', target, details }),
     ...(options.onStep ? { onStep: options.onStep } : {}),
     ...(ctx.hooks.importFault ? { beforeStep: (step) => ctx.hooks.importFault?.(step) } : {}),
-    async onCommitted({ adoptedKey }) {
-      if (adoptedKey) {
-        ctx.sealer = createSealer(adoptedKey);
-        ctx.machineKeyCheck = machineKeyCheck(adoptedKey);
-      }
-      options.onAccountsReplaced();
-      // smb.conf was swapped in by the import: Samba reloads it (real host, or samba.sandbox).
-      ctx.hooks.reloadSamba?.();
-      // The files the import wrote are what the service wrote (drift watcher), and the watchers'
-      // settings may have changed (issue 22).
-      ctx.generated.recordAfterImport();
-      ctx.watchers.reschedule();
-    },
+    onCommitted: (result) =>
+      afterImport(
+        {
+          adoptMachineKey(key) {
+            ctx.sealer = createSealer(key);
+            ctx.machineKeyCheck = machineKeyCheck(key);
+          },
+          resetAccounts: options.onAccountsReplaced,
+          reloadSamba: () => ctx.hooks.reloadSamba?.(),
+          recordGeneratedFiles: () => ctx.generated.recordAfterImport(),
+          rescheduleWatchers: () => ctx.watchers.reschedule(),
+        },
+        result,
+      ),
     log: (message, fields) => ctx.logger.error(message, fields),
   };
 }

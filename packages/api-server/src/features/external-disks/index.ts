@@ -29,12 +29,10 @@ export const feature: Feature = {
       responses: {
         200: { description: 'Registered disks by label, then candidates', schema: ExternalDiskList },
       },
+      // a listing reuses the probes of unchanged disks (the package's listExternal)
       handler: async ({ ctx, actor }) => {
-        // A listing: probes of unchanged disks are reused (docs/decisions/performance.md); the
-        // register and format routes below read a fully fresh inventory.
-        const inventory = { read: () => ctx.inventory.read({ reuseProbes: true }) };
         const ops = await operations();
-        return ok({ disks: await ops.listExternal({ ...externalDiskDeps(ctx, actor, ops), inventory }) });
+        return ok({ disks: await ops.listExternal(externalDiskDeps(ctx, actor, ops)) });
       },
     }),
     defineRoute({

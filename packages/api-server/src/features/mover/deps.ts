@@ -5,7 +5,7 @@
  * the command runner, the notification path, the settings (./store.ts) and the job runner.
  */
 import path from 'node:path';
-import { isMountedAt, minFreeSpaceMiB } from '@appliance/array-planner';
+import { isMountedAt, minFreeSpaceBytes } from '@appliance/array-planner';
 import {
   diskPresence,
   hasCacheSlot,
@@ -23,8 +23,6 @@ import { readSettings } from '../settings/index.ts';
 import { listShares } from '../shares/store.ts';
 import { readMoverSettings, writeMoverSettings } from './store.ts';
 
-const MiB = 1024 * 1024;
-
 export const hasCache = (ctx: AppContext): boolean => hasCacheSlot(listSlots(ctx.db));
 
 export function moverJobDeps(ctx: AppContext): MoverJobDeps {
@@ -36,10 +34,7 @@ export function moverJobDeps(ctx: AppContext): MoverJobDeps {
       isMounted: (mountpoint) => isMountedAt(ctx.paths, mountpoint),
     }),
     shares: () => moverShares(listShares(ctx.db)),
-    minFreeBytes: () =>
-      minFreeSpaceMiB(
-        listSlots(ctx.db).map((s) => ({ role: s.role, entry: { sizeBytes: s.sizeBytes ?? 0 } })),
-      ) * MiB,
+    minFreeBytes: () => minFreeSpaceBytes(listSlots(ctx.db)),
     // the journal of the batch being moved (system disk, survives a restart)
     journalDir: () => path.join(ctx.paths.stateDir, 'mover'),
     procDir: ctx.paths.procDir,
