@@ -17,7 +17,8 @@ interface Template {
   segments: Array<string | null>;
 }
 
-function decodeSegment(seg: string): string {
+/** A raw path segment percent-decoded, or as it is when it does not decode. */
+export function decodeSegment(seg: string): string {
   if (!seg.includes('%')) return seg;
   try {
     return decodeURIComponent(seg);
