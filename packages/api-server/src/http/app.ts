@@ -5,7 +5,7 @@ import * as v from 'valibot';
 import type { AppContext } from '../context.ts';
 import type { Actor } from '../services/audit.ts';
 import { type Authenticator, roleAtLeast } from '@appliance/accounts';
-import { AllowedMethods } from './allowed-methods.ts';
+import { allowedMethods } from './allowed-methods.ts';
 import {
   errorResponse,
   forbidden,
@@ -55,14 +55,13 @@ export function createApp(
 ): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   const dots = new DotSegmentRouter(routes, API_PREFIX);
-  const allowed = new AllowedMethods(routes, API_PREFIX);
   // An error answered outside a route's own checks (no route, a dot segment, a throw past them).
   const refused = (c: Context<AppEnv>, label: string, err: unknown) =>
     logged(ctx, c, label, performance.now(), errorResponse(c, err, ctx.logger));
   const notFound = (c: Context<AppEnv>, label: string) => refused(c, label, routeNotFound());
   // No route of this method: a path other methods serve is 405 with `Allow`, any other is 404.
   const noRoute = (c: Context<AppEnv>) => {
-    const methods = allowed.of(c.req.path);
+    const methods = allowedMethods(app, c.req.path);
     if (!methods) return notFound(c, routeLabel(c));
     c.header('Allow', methods.join(', '));
     return refused(c, '(none)', methodNotAllowed(c.req.method, methods));

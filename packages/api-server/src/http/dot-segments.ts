@@ -14,7 +14,6 @@
  *   - otherwise → `404 not_found`.
  */
 import { type AppError, badRequest } from '@appliance/common';
-import { decodeSegment } from './allowed-methods.ts';
 import type { AnyRoute } from './route.ts';
 
 /** The route the raw segments match, and the parameters that hold a dot segment (template order). */
@@ -83,6 +82,16 @@ export function rawPathOf(target: string): string {
   const fragment = target.indexOf('#', start);
   if (fragment >= 0 && fragment < end) end = fragment;
   return target.slice(start, end);
+}
+
+/** A raw path segment percent-decoded, or as it is when it does not decode. */
+function decodeSegment(seg: string): string {
+  if (!seg.includes('%')) return seg;
+  try {
+    return decodeURIComponent(seg);
+  } catch {
+    return seg;
+  }
 }
 
 /** Judges raw request targets against the registered route templates (built once per app). */
