@@ -2,57 +2,19 @@
  * The methods a path is served with, for `405 method_not_allowed` (issue 25; docs/decisions/http.md).
  *
  * Asked only when no route of the request's method matched (the 404 path): a path that a route of
- * another method matches answers 405 with `Allow`, an unknown path stays 404. A path matches a
- * template as Hono matches it: segment by segment, a static word equal to the (percent-decoded)
- * segment, a parameter any non-empty segment. A route served with GET is also served with HEAD.
+ * another method matches answers 405 with `Allow`, an unknown path stays 404. The app's own router
+ * (Hono's `app.router`, the one that routes requests) says which methods' routes match the path, so
+ * a path matches a template exactly as Hono matches it. A route served with GET is also served with
+ * HEAD.
  */
-import type { AnyRoute } from './route.ts';
+import type { Hono } from 'hono';
 
 /** The order `Allow` lists methods in. */
 const ORDER = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'];
 
-interface Template {
-  method: string;
-  /** A static word, or `null` for a parameter. */
-  segments: Array<string | null>;
-}
-
-function decodeSegment(seg: string): string {
-  if (!seg.includes('%')) return seg;
-  try {
-    return decodeURIComponent(seg);
-  } catch {
-    return seg;
-  }
-}
-
-export class AllowedMethods {
-  readonly #templates: Template[];
-
-  constructor(routes: readonly AnyRoute[], prefix: string) {
-    this.#templates = routes.map((r) => ({
-      method: r.method,
-      segments: `${prefix}${r.path}`
-        .split('/')
-        .slice(1)
-        .map((p) => (p.startsWith(':') ? null : p)),
-    }));
-  }
-
-  /** The methods whose routes match `path` (in `Allow` order), or `null` when none does. */
-  of(path: string): string[] | null {
-    const segments = path.split('/').slice(1);
-    const methods = new Set<string>();
-    for (const t of this.#templates) {
-      if (t.segments.length !== segments.length) continue;
-      const matches = t.segments.every((word, i) => {
-        const seg = segments[i]!;
-        return word === null ? seg !== '' : decodeSegment(seg) === word;
-      });
-      if (!matches) continue;
-      methods.add(t.method);
-      if (t.method === 'GET') methods.add('HEAD');
-    }
-    return methods.size === 0 ? null : ORDER.filter((m) => methods.has(m));
-  }
+/** The methods whose routes of `app` match `path` (in `Allow` order), or `null` when none does. */
+// biome-ignore lint/suspicious/noExplicitAny: any app's router
+export function allowedMethods(app: Hono<any>, path: string): string[] | null {
+  const methods = ORDER.filter((m) => app.router.match(m === 'HEAD' ? 'GET' : m, path)[0].length > 0);
+  return methods.length === 0 ? null : methods;
 }

@@ -4,7 +4,7 @@ import { Hono, type Context } from 'hono';
 import * as v from 'valibot';
 import type { AppContext } from '../context.ts';
 import { type Authenticator, checkSetupGate, roleAtLeast } from '@appliance/accounts';
-import { AllowedMethods } from './allowed-methods.ts';
+import { allowedMethods } from './allowed-methods.ts';
 import {
   errorResponse,
   forbidden,
@@ -53,16 +53,16 @@ export function createApp(
 ): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   const dots = new DotSegmentRouter(routes, API_PREFIX);
-  const allowed = new AllowedMethods(routes, API_PREFIX);
-  const notFound = (c: Context<AppEnv>, label: string) =>
-    logged(ctx, c, label, performance.now(), errorResponse(c, routeNotFound(), ctx.logger));
+  // An error answered outside a route's own checks (no route, a dot segment, a throw past them).
+  const refused = (c: Context<AppEnv>, label: string, err: unknown) =>
+    logged(ctx, c, label, performance.now(), errorResponse(c, err, ctx.logger));
+  const notFound = (c: Context<AppEnv>, label: string) => refused(c, label, routeNotFound());
   // No route of this method: a path other methods serve is 405 with `Allow`, any other is 404.
   const noRoute = (c: Context<AppEnv>) => {
-    const methods = allowed.of(c.req.path);
+    const methods = allowedMethods(app, c.req.path);
     if (!methods) return notFound(c, routeLabel(c));
     c.header('Allow', methods.join(', '));
-    const err = methodNotAllowed(c.req.method, methods);
-    return logged(ctx, c, '(none)', performance.now(), errorResponse(c, err, ctx.logger));
+    return refused(c, '(none)', methodNotAllowed(c.req.method, methods));
   };
   const dispatch = (c: Context<AppEnv>, route: AnyRoute | null): Promise<Response> | Response => {
     const verdict = dots.judge(c.req.method, c.env?.incoming?.url);
@@ -85,9 +85,7 @@ export function createApp(
     if (outsideApi && read && !dotted && p !== '/api' && !p.startsWith('/api/')) return outsideApi(c);
     return dispatch(c, null);
   });
-  app.onError((err, c) =>
-    logged(ctx, c, routeLabel(c), performance.now(), errorResponse(c, err, ctx.logger)),
-  );
+  app.onError((err, c) => refused(c, routeLabel(c), err));
   return app;
 }
 

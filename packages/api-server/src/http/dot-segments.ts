@@ -84,6 +84,7 @@ export function rawPathOf(target: string): string {
   return target.slice(start, end);
 }
 
+/** A raw path segment percent-decoded, or as it is when it does not decode. */
 function decodeSegment(seg: string): string {
   if (!seg.includes('%')) return seg;
   try {

@@ -30,14 +30,14 @@ export function errorResponse(c: Context, err: unknown, logger: Logger): Respons
     error: err instanceof Error ? `${err.name}: ${err.message}` : String(err),
     stack: err instanceof Error ? err.stack?.split('\n').slice(0, 8).join(' | ') : undefined,
   });
-  return c.json(
-    {
-      code: 'internal',
-      message: 'An unexpected error occurred. Try again; if it persists, check the service log.',
-    },
-    500,
-  );
+  return c.json(INTERNAL, 500);
 }
+
+/** The body of a `500 internal`: a generic sentence, the details are in the log. */
+export const INTERNAL = {
+  code: 'internal',
+  message: 'An unexpected error occurred. Try again; if it persists, check the service log.',
+};
 
 /** The challenge every 401 carries (docs/decisions/http.md). */
 export const WWW_AUTHENTICATE = 'Bearer realm="appliance"';

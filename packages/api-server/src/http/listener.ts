@@ -21,6 +21,7 @@ import { getRequestListener, type HttpBindings, RequestError } from '@hono/node-
 import type { Hono } from 'hono';
 import type { Logger } from '../logger.ts';
 import type { AppEnv } from './app.ts';
+import { INTERNAL } from './errors.ts';
 
 /** The sentence for each refusal of the library's URL builder (its messages, as of 2.1). */
 const BAD_TARGET: Record<string, string> = {
@@ -99,9 +100,4 @@ export function nodeListener(
  */
 const PIPELINE_DEPTH = 8;
 const lanes = new WeakMap<object, { active: number; waiting: Array<() => void> }>();
-
-const INTERNAL = {
-  code: 'internal',
-  message: 'An unexpected error occurred. Try again; if it persists, check the service log.',
-};
 const message = (err: unknown) => (err instanceof Error ? err.message : String(err));

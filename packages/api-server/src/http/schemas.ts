@@ -15,6 +15,9 @@ export const ErrorBody = v.object({
   details: v.optional(v.record(v.string(), v.unknown())),
 });
 
+/** A POST that takes no body: none (with the route's `emptyBody: 'object'`), or `{}`. */
+export const NoBody = v.strictObject({});
+
 /** `?limit=1..500` of a listing, `fallback` when absent. */
 export const PageLimit = (fallback: string) =>
   v.optional(

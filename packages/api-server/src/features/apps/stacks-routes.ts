@@ -7,6 +7,7 @@ import type { StackJobKind } from '@appliance/template-installer';
 import { streamSSE } from 'hono/streaming';
 import * as v from 'valibot';
 import { accepted, defineRoute, ok } from '../../http/route.ts';
+import { NoBody } from '../../http/schemas.ts';
 import { JobSchema } from '../jobs/schemas.ts';
 import {
   LogLineSchema,
@@ -28,6 +29,8 @@ const errors = {
   404: { description: 'Unknown stack' },
   409: { description: 'A job of the stack or a backup of it is running' },
 };
+/** The answers of a route that starts a job of the stack. */
+const jobAnswers = { 202: { description: 'The job', schema: JobSchema }, ...errors };
 
 const action = (kind: Exclude<StackJobKind, 'remove'>, summary: string) =>
   defineRoute({
@@ -38,8 +41,8 @@ const action = (kind: Exclude<StackJobKind, 'remove'>, summary: string) =>
     tags: ['apps'],
     params: StackParams,
     emptyBody: 'object',
-    body: v.strictObject({}),
-    responses: { 202: { description: 'The job', schema: JobSchema }, ...errors },
+    body: NoBody,
+    responses: jobAnswers,
     handler: async ({ ctx, actor, params }) => {
       const d = await load();
       return accepted(await d.startStackJob(d.appsPorts(ctx, actor), kind, params.name));
@@ -85,7 +88,7 @@ export const stackRoutes = [
     tags: ['apps'],
     params: StackParams,
     body: RemoveBody,
-    responses: { 202: { description: 'The job', schema: JobSchema }, ...errors },
+    responses: jobAnswers,
     handler: async ({ ctx, actor, params, body }) => {
       const d = await load();
       return accepted(await d.requestStackRemoval(d.appsPorts(ctx, actor), params.name, body));
@@ -100,7 +103,7 @@ export const stackRoutes = [
     params: StackParams,
     emptyBody: 'object',
     body: UpdateBody,
-    responses: { 202: { description: 'The job', schema: JobSchema }, ...errors },
+    responses: jobAnswers,
     handler: async ({ ctx, actor, params, body }) => {
       const d = await load();
       return accepted(await d.requestStackUpdate(d.appsPorts(ctx, actor), params.name, body));

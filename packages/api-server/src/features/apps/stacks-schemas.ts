@@ -1,7 +1,7 @@
 /** Schemas of the stack routes (issue 35): state, operations, removal, logs. */
 import { isStackName, stackNotFound } from '@appliance/template-installer';
 import * as v from 'valibot';
-import { StackSchema, TemplateRef } from './schemas.ts';
+import { StackSchema } from './schemas.ts';
 
 /** `:name` failing the stack name pattern is 404 stack_not_found, as an unknown name. */
 export const StackParams = v.strictObject({
@@ -35,11 +35,7 @@ const ContainerSchema = v.object({
 });
 
 export const StackStateSchema = v.object({
-  name: v.string(),
-  template: v.nullable(TemplateRef),
-  installedAt: v.string(),
-  manuallyEdited: v.boolean(),
-  directory: v.string(),
+  ...StackSchema.entries,
   status: v.picklist(['running', 'partial', 'stopped', 'not_created', 'restarting', 'unhealthy', 'unknown']),
   services: v.array(
     v.object({

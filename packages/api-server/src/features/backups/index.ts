@@ -11,25 +11,20 @@ import {
   updatePlan,
 } from '@appliance/backups';
 import { accepted, created, defineRoute, noContent, ok } from '../../http/route.ts';
-import { ErrorBody } from '../../http/schemas.ts';
+import { ErrorBody, NoBody } from '../../http/schemas.ts';
 import type { Feature } from '../feature.ts';
-import { JobSchema } from '../jobs/schemas.ts';
+import { jobAccepted } from '../jobs/schemas.ts';
 import { backupPorts, planPorts, scheduleDeps } from './deps.ts';
 import { snapshotRoutes } from './snapshot-routes.ts';
 import {
   CreatePlanBody,
   DeletePlanBody,
-  NoBody,
+  PlanErrors as errors,
   PlanListSchema,
   PlanParams,
   PlanSchema,
   UpdatePlanBody,
 } from './schemas.ts';
-
-const errors = {
-  400: { description: 'Bad input', schema: ErrorBody },
-  404: { description: 'Unknown plan', schema: ErrorBody },
-};
 
 export const feature: Feature = {
   name: 'backups',
@@ -123,7 +118,7 @@ export const feature: Feature = {
       body: NoBody,
       emptyBody: 'object',
       responses: {
-        202: { description: 'The job (Location: /api/v1/jobs/<id>)', schema: JobSchema },
+        202: jobAccepted('The job'),
         ...errors,
         409: {
           description: 'backup_destination_missing, job_running, repository_password_missing',
@@ -144,7 +139,7 @@ export const feature: Feature = {
       body: NoBody,
       emptyBody: 'object',
       responses: {
-        202: { description: 'The job (Location: /api/v1/jobs/<id>)', schema: JobSchema },
+        202: jobAccepted('The job'),
         ...errors,
         409: { description: 'backup_destination_missing, job_running', schema: ErrorBody },
       },

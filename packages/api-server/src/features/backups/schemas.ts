@@ -12,7 +12,7 @@ import { LABEL_PATTERN, LABEL_RULE } from '@appliance/external-disk';
 import { SHARE_NAME_PATTERN } from '@appliance/shares';
 import { STACK_NAME } from '@appliance/template-installer';
 import * as v from 'valibot';
-import { Iso } from '../../http/schemas.ts';
+import { ErrorBody, Iso } from '../../http/schemas.ts';
 
 export const PlanName = v.pipe(v.string(), v.regex(PLAN_NAME_PATTERN, `must be ${PLAN_NAME_RULE}`));
 export const PlanParams = v.strictObject({ name: PlanName });
@@ -122,7 +122,8 @@ export const PartSchema = v.variant('kind', [
   v.object({ kind: v.literal('share'), name: v.string() }),
 ]);
 
-export const SnapshotsQuery = v.strictObject({ plan: PlanName });
+/** `?plan=<name>`: the plan whose snapshots a route lists or reads. */
+export const SnapshotQuery = v.strictObject({ plan: PlanName });
 export const SnapshotSchema = v.object({
   id: v.string(),
   shortId: v.string(),
@@ -147,10 +148,6 @@ const SnapshotId = v.pipe(
   v.regex(/^[0-9a-f]{8,64}$/, 'must be a snapshot id (8 to 64 hex digits)'),
 );
 export const SnapshotParams = v.strictObject({ id: SnapshotId });
-export const SnapshotQuery = v.strictObject({ plan: PlanName });
-
-/** A POST that takes no body: none, or `{}`. */
-export const NoBody = v.strictObject({});
 
 export const RestoreBody = v.strictObject({
   plan: PlanName,
@@ -167,3 +164,9 @@ export const RestoreBody = v.strictObject({
   folder: v.optional(v.pipe(v.string(), v.maxLength(4096))),
   confirmation: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(1024)))),
 });
+
+/** The error answers every plan and snapshot route documents. */
+export const PlanErrors = {
+  400: { description: 'Bad input', schema: ErrorBody },
+  404: { description: 'Unknown plan', schema: ErrorBody },
+};

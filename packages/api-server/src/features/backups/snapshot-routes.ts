@@ -7,14 +7,15 @@ import { Readable } from 'node:stream';
 import { snapshotConfigArchive, snapshotList, startRestore } from '@appliance/backups';
 import { accepted, defineRoute, ok } from '../../http/route.ts';
 import { ErrorBody } from '../../http/schemas.ts';
-import { JobSchema } from '../jobs/schemas.ts';
+import { jobAccepted } from '../jobs/schemas.ts';
 import { planPorts, readPorts } from './deps.ts';
-import { RestoreBody, SnapshotListSchema, SnapshotParams, SnapshotQuery, SnapshotsQuery } from './schemas.ts';
-
-const errors = {
-  400: { description: 'Bad input', schema: ErrorBody },
-  404: { description: 'Unknown plan', schema: ErrorBody },
-};
+import {
+  PlanErrors as errors,
+  RestoreBody,
+  SnapshotListSchema,
+  SnapshotParams,
+  SnapshotQuery,
+} from './schemas.ts';
 
 export const snapshotRoutes = [
   defineRoute({
@@ -23,7 +24,7 @@ export const snapshotRoutes = [
     role: 'viewer',
     summary: "A plan's snapshots as restic lists them, newest first, with time and size",
     tags: ['backups'],
-    query: SnapshotsQuery,
+    query: SnapshotQuery,
     responses: {
       200: { description: 'The snapshots', schema: SnapshotListSchema },
       ...errors,
@@ -68,7 +69,7 @@ export const snapshotRoutes = [
     tags: ['backups'],
     body: RestoreBody,
     responses: {
-      202: { description: 'The restore job (Location: /api/v1/jobs/<id>)', schema: JobSchema },
+      202: jobAccepted('The restore job'),
       ...errors,
       409: {
         description: 'confirmation_required, backup_destination_missing, job_running',

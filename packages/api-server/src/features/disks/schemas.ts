@@ -27,18 +27,14 @@ export const PlanBody = v.strictObject({
 
 /** `POST /disks/array/upgrade` (03 §12). */
 export const UpgradeBody = v.strictObject({
-  mountpoint: SlotMountpoint,
-  device: Device,
-  filesystem: v.optional(v.nullable(Filesystem)),
+  ...PlanBody.entries,
   newMountpoint: v.optional(v.nullable(SlotMountpoint)),
   confirmation: v.optional(v.nullable(Confirmation)),
 });
 
 /** `POST /disks/array/replace` (issue 21): the replace plan's values and the typed confirmation. */
 export const ReplaceBody = v.strictObject({
-  mountpoint: SlotMountpoint,
-  device: Device,
-  filesystem: v.optional(v.nullable(Filesystem)),
+  ...PlanBody.entries,
   confirmation: v.optional(v.nullable(Confirmation)),
 });
 
@@ -178,16 +174,10 @@ export const PlanSchema = v.object({
 });
 export const ReplacePlanSchema = v.object({ ...PlanSchema.entries, rebuildCommand: v.string() });
 
-export const UpgradeAcceptedSchema = v.object({
-  jobId: v.string(),
-  type: v.picklist(['disk_upgrade_data', 'disk_upgrade_parity']),
-  status: v.literal('queued'),
-});
-
-export const ReplaceAcceptedSchema = v.object({
-  jobId: v.string(),
-  type: v.picklist(['disk_replace_data', 'disk_replace_parity']),
-  status: v.literal('queued'),
-});
+/** The 202 answer of an upgrade or a replace: the job queued, of one of these types. */
+const queued = <const T extends string[]>(types: T) =>
+  v.object({ jobId: v.string(), type: v.picklist(types), status: v.literal('queued') });
+export const UpgradeAcceptedSchema = queued(['disk_upgrade_data', 'disk_upgrade_parity']);
+export const ReplaceAcceptedSchema = queued(['disk_replace_data', 'disk_replace_parity']);
 
 export const MigrationSchema = v.object({ pending: v.boolean(), since: v.nullable(Iso) });

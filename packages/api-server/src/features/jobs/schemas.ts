@@ -1,12 +1,9 @@
 import * as v from 'valibot';
 import { JOB_STATES } from '../../db/schema.ts';
-import { PageLimit, Uuid } from '../../http/schemas.ts';
+import { ErrorBody, PageLimit, Uuid } from '../../http/schemas.ts';
 
-export const JobErrorSchema = v.object({
-  code: v.string(),
-  message: v.string(),
-  details: v.optional(v.record(v.string(), v.unknown())),
-});
+/** A failed job's error: the shape of an error answer. */
+export const JobErrorSchema = ErrorBody;
 
 /** A job (09): what runs, where it is, what it did. */
 export const JobSchema = v.object({
@@ -29,6 +26,12 @@ export const JobSchema = v.object({
   createdAt: v.string(),
   startedAt: v.nullable(v.string()),
   endedAt: v.nullable(v.string()),
+});
+
+/** The 202 answer of a route that starts a job (`accepted()`): `what` is e.g. `The sync job`. */
+export const jobAccepted = (what: string) => ({
+  description: `${what} (Location: /api/v1/jobs/<id>)`,
+  schema: JobSchema,
 });
 
 export const JobListSchema = v.object({ jobs: v.array(JobSchema), nextBefore: v.nullable(v.string()) });

@@ -12,7 +12,7 @@ import {
 import { accepted, defineRoute, ok } from '../../http/route.ts';
 import { ErrorBody } from '../../http/schemas.ts';
 import type { Feature } from '../feature.ts';
-import { JobSchema } from '../jobs/schemas.ts';
+import { jobAccepted } from '../jobs/schemas.ts';
 import {
   parityJobDeps,
   parityRequestPorts,
@@ -29,6 +29,13 @@ import {
   SyncBody,
 } from './schemas.ts';
 import { readParitySettings, readParityState } from './store.ts';
+
+/** The answers of a route that starts a sync or a scrub. */
+const jobAnswers = (what: string) => ({
+  202: jobAccepted(what),
+  409: { description: 'no_array, job_running, import_in_progress', schema: ErrorBody },
+  501: { description: 'snapraid is not installed', schema: ErrorBody },
+});
 
 /**
  * Parity that protects (issue 27): status, sync and scrub on demand as jobs, the schedule and the
@@ -74,11 +81,7 @@ export const feature: Feature = {
       body: SyncBody,
       // every field has a default: `POST …/sync` with no body is a plain guarded sync
       emptyBody: 'object',
-      responses: {
-        202: { description: 'The sync job (Location: /api/v1/jobs/<id>)', schema: JobSchema },
-        409: { description: 'no_array, job_running, import_in_progress', schema: ErrorBody },
-        501: { description: 'snapraid is not installed', schema: ErrorBody },
-      },
+      responses: jobAnswers('The sync job'),
       handler: async ({ ctx, actor, body }) =>
         accepted(await requestSync(parityRequestPorts(ctx), actor, body)),
     }),
@@ -90,11 +93,7 @@ export const feature: Feature = {
       tags: ['parity'],
       body: ScrubBody,
       emptyBody: 'object',
-      responses: {
-        202: { description: 'The scrub job (Location: /api/v1/jobs/<id>)', schema: JobSchema },
-        409: { description: 'no_array, job_running, import_in_progress', schema: ErrorBody },
-        501: { description: 'snapraid is not installed', schema: ErrorBody },
-      },
+      responses: jobAnswers('The scrub job'),
       handler: async ({ ctx, actor, body }) =>
         accepted(await requestScrub(parityRequestPorts(ctx), actor, body)),
     }),

@@ -20,17 +20,19 @@ import {
 } from '@appliance/updates';
 import type { AppContext } from '../../context.ts';
 import { accepted, defineRoute, ok } from '../../http/route.ts';
-import { ErrorBody } from '../../http/schemas.ts';
+import { ErrorBody, NoBody } from '../../http/schemas.ts';
 import type { Feature } from '../feature.ts';
-import { JobSchema } from '../jobs/schemas.ts';
+import { jobAccepted } from '../jobs/schemas.ts';
 import { hostRebootPaths, rebootSchedulePorts, statusPorts, updateJobPorts } from './deps.ts';
-import { NoBody, RebootBody, RebootSchema, UpdatesSchema } from './schemas.ts';
+import { RebootBody, RebootSchema, UpdatesSchema } from './schemas.ts';
 import { readUpdatesState } from './store.ts';
 
 export { REBOOT_INTERVAL_S, systemRebootJob, updatesApplyJob, updatesCheckJob } from '@appliance/updates';
 
 /** Whether this box checks for updates (apt, and the real host or an apt configuration of its own). */
 export const updatesConfigured = (ctx: AppContext): boolean => configured(updateJobPorts(ctx, ''));
+
+const aptMissing = { description: 'apt is not installed', schema: ErrorBody };
 
 const rebootView = (ctx: AppContext) =>
   rebootStatus(readUpdatesState(ctx.db), ctx.conditions.holding([REBOOT_KEY])[0] ?? null);
@@ -66,9 +68,9 @@ export function updatesFeature(version: string): Feature {
         body: NoBody,
         emptyBody: 'object',
         responses: {
-          202: { description: 'The check job (Location: /api/v1/jobs/<id>)', schema: JobSchema },
+          202: jobAccepted('The check job'),
           409: { description: 'job_running, import_in_progress', schema: ErrorBody },
-          501: { description: 'apt is not installed', schema: ErrorBody },
+          501: aptMissing,
         },
         handler: async ({ ctx, actor }) =>
           accepted(await startUpdatesJob(updateJobPorts(ctx, version), ctx.jobs, updatesCheckJob, actor)),
@@ -83,12 +85,12 @@ export function updatesFeature(version: string): Feature {
         body: NoBody,
         emptyBody: 'object',
         responses: {
-          202: { description: 'The update job (Location: /api/v1/jobs/<id>)', schema: JobSchema },
+          202: jobAccepted('The update job'),
           409: {
             description: 'job_running (an array job or another update), import_in_progress',
             schema: ErrorBody,
           },
-          501: { description: 'apt is not installed', schema: ErrorBody },
+          501: aptMissing,
         },
         handler: async ({ ctx, actor }) =>
           accepted(await startUpdatesJob(updateJobPorts(ctx, version), ctx.jobs, updatesApplyJob, actor)),

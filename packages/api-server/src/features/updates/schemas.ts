@@ -21,8 +21,6 @@ export const UpdatesSchema = v.object({
   running: v.nullable(JobSchema),
 });
 
-export const NoBody = v.strictObject({});
-
 export const RebootBody = v.strictObject({
   at: v.optional(
     v.pipe(
