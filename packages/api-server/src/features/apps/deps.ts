@@ -19,14 +19,15 @@ import {
 import type { AppContext } from '../../context.ts';
 import { refusalStatus } from '../../http/refusal-status.ts';
 import type { Actor } from '../../services/audit.ts';
+import { actorJobs, auditRecorder } from '../ports.ts';
 import {
   createSqliteSourceStore,
   createSqliteStackStore,
   openConditions,
   readBackupPlans,
   readCatalogSources,
-  shareNames,
 } from './store.ts';
+import { shareNames } from '../shares/store.ts';
 
 /**
  * The package's operations the routes call, re-exported here so that they load with this module on
@@ -65,7 +66,7 @@ function adaptersOf(ctx: AppContext): AppsAdapters {
     stacks: createSqliteStackStore(ctx),
     environ: process.env,
     sources: async () => readCatalogSources(ctx),
-    shares: async () => shareNames(ctx),
+    shares: async () => shareNames(ctx.db),
     openConditions: (prefix) => openConditions(ctx, prefix),
     random: (n) => ctx.random.bytes(n),
   });
@@ -115,15 +116,10 @@ const statusOf = (e: unknown) =>
 /** The apps requests' ports, for one request of `actor`. */
 export function appsPorts(ctx: AppContext, actor: Actor | null): AppsPorts {
   return {
-    jobs: {
-      assertFree: (groups) => ctx.jobs.assertFree(groups),
-      start: (kind, params, options) => ctx.jobs.start(kind, params, { ...options, actor }),
-    },
+    jobs: actorJobs(ctx, actor),
     stackJobs: stackJobPorts(ctx),
     installer: installerFor(ctx),
-    audit: async (entry) => {
-      await ctx.writes.run((db) => ctx.audit.record(db, actor, entry));
-    },
+    audit: auditRecorder(ctx, actor),
     statusOf,
     stacksDir: ctx.paths.stacksDir,
     recordFile: (file) => ctx.generated.recordQuietly(file),

@@ -9,7 +9,8 @@ import {
 } from '@appliance/template-installer';
 import { and, asc, eq, isNull, like, max } from 'drizzle-orm';
 import type { AppContext } from '../../context.ts';
-import { backupPlans, catalogSources, shares, stacks, watcherConditions } from '../../db/schema.ts';
+import type { Db } from '../../db/open.ts';
+import { backupPlans, catalogSources, stacks, watcherConditions } from '../../db/schema.ts';
 import type { Actor } from '../../services/audit.ts';
 
 /** StackStore over SQLite; `.env` bodies sealed with the machine key. */
@@ -170,10 +171,10 @@ export async function openConditions(ctx: AppContext, prefix: string) {
     .all();
 }
 
-export function shareNames(ctx: AppContext): string[] {
-  return ctx.db
-    .select({ name: shares.name })
-    .from(shares)
+/** The stacks, with whether their install is still pending (the backups' plan facts, the watchers). */
+export const stackRows = (db: Db) =>
+  db
+    .select({ name: stacks.name, pending: stacks.pending })
+    .from(stacks)
     .all()
-    .map((s) => s.name);
-}
+    .map((r) => ({ name: r.name, pending: r.pending !== 0 }));

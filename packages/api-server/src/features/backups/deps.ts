@@ -18,6 +18,7 @@ import {
   type ExternalDestinationDeps,
   externalDestinations,
   type PlanAdminPorts,
+  type PlanTx,
   type ReadPorts,
   runEnd,
   type ScheduleDeps,
@@ -29,9 +30,12 @@ import type { AppContext } from '../../context.ts';
 import type { Actor } from '../../services/audit.ts';
 import { VERSION } from '../../version.ts';
 import { exportDeps } from '../config-archive/deps.ts';
+import { stackRows } from '../apps/store.ts';
 import { createExternalDiskStore } from '../external-disks/store.ts';
+import { shareNames } from '../shares/store.ts';
 import { readSettings } from '../settings/index.ts';
 import { mountDeps } from '../external-disks/deps.ts';
+import { actorJobs, auditedTransaction, raiseEvent, settingsTimeZone } from '../ports.ts';
 import {
   deletePlan,
   ensureState,
@@ -42,9 +46,7 @@ import {
   readPlans,
   readState,
   recordSnapshot,
-  shareNames,
   snapshotSizes,
-  stackRows,
   updatePlan,
   updateState,
 } from './store.ts';
@@ -117,9 +119,7 @@ export function backupPorts(ctx: AppContext): BackupPorts {
     // the configuration archive (01 §1), the export's own code
     configArchive: archiveFileWriter(() => startExport(exportDeps(ctx, VERSION))),
     events: {
-      raise: async (e) => {
-        await ctx.hooks.raise?.(e);
-      },
+      raise: raiseEvent(ctx),
       runSucceeded: async () => {
         await checkStaleness(scheduleDeps(ctx));
       },
@@ -141,16 +141,16 @@ export function planPorts(ctx: AppContext, actor: Actor | null): PlanAdminPorts 
       read: (name) => readPlan(ctx.db, name),
       state: (plan) => readState(ctx.db, plan),
     },
-    write: (fn) =>
-      ctx.writes.run((db) =>
-        fn({
-          read: (name) => readPlan(db, name),
-          insert: (name, spec, sealed, at) => insertPlan(db, name, spec, sealed, at),
-          update: (name, spec, at) => updatePlan(db, name, spec, at),
-          delete: (name) => deletePlan(db, name),
-          audit: (entry) => ctx.audit.record(db, actor, entry),
-        }),
-      ),
+    write: auditedTransaction(
+      ctx,
+      actor,
+      (db): Omit<PlanTx, 'audit'> => ({
+        read: (name) => readPlan(db, name),
+        insert: (name, spec, sealed, at) => insertPlan(db, name, spec, sealed, at),
+        update: (name, spec, at) => updatePlan(db, name, spec, at),
+        delete: (name) => deletePlan(db, name),
+      }),
+    ),
     facts: {
       stacks: () => stackRows(ctx.db),
       shares: () => shareNames(ctx.db),
@@ -159,10 +159,7 @@ export function planPorts(ctx: AppContext, actor: Actor | null): PlanAdminPorts 
     },
     seal: (password) => ctx.sealer.seal(password),
     randomBytes: (size) => ctx.random.bytes(size),
-    jobs: {
-      start: (kind, params, options) => ctx.jobs.start(kind, params, { ...options, actor }),
-      runningOf: (kind) => ctx.jobs.runningOf(kind),
-    },
+    jobs: actorJobs(ctx, actor),
     checkDestination: (label) => checkExternalDestination(destinationDeps(ctx), label),
     schedules: scheduleDeps(ctx),
     clock: ctx.clock,
@@ -182,7 +179,7 @@ export function scheduleDeps(ctx: AppContext): ScheduleDeps {
       },
       markScheduled: (plan, field, at) => ctx.writes.run((db) => updateState(db, plan, at, { [field]: at })),
     },
-    timeZone: () => readSettings(ctx.db).timezone,
+    timeZone: settingsTimeZone(ctx),
     clock: ctx.clock,
     start: (kind, params, options) => ctx.jobs.start(kind, params, options),
     scheduler: ctx.scheduler,

@@ -2,7 +2,7 @@
 import type { BackupSchedule, PlanSpec, StackChoice, StoredPlan, Weekday } from '@appliance/backups';
 import { eq, inArray } from 'drizzle-orm';
 import type { Db } from '../../db/open.ts';
-import { backupPlanState, backupPlans, backupSnapshots, settings, shares, stacks } from '../../db/schema.ts';
+import { backupPlanState, backupPlans, backupSnapshots, settings } from '../../db/schema.ts';
 
 type PlanRow = typeof backupPlans.$inferSelect;
 export type PlanState = typeof backupPlanState.$inferSelect;
@@ -131,21 +131,6 @@ export function forgetSnapshots(db: Db, ids: readonly string[]): void {
       .where(inArray(backupSnapshots.id, [...ids]))
       .run();
 }
-
-/** The stacks, with whether their install is still pending (`PlanFactSources.stacks`). */
-export const stackRows = (db: Db) =>
-  db
-    .select({ name: stacks.name, pending: stacks.pending })
-    .from(stacks)
-    .all()
-    .map((r) => ({ name: r.name, pending: r.pending !== 0 }));
-
-export const shareNames = (db: Db): string[] =>
-  db
-    .select({ name: shares.name })
-    .from(shares)
-    .all()
-    .map((r) => r.name);
 
 /** A backup passphrase is stored in the settings. */
 export const passphraseSet = (db: Db): boolean =>

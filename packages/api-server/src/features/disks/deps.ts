@@ -14,6 +14,7 @@ import type { AppContext } from '../../context.ts';
 import { parityJobDeps } from '../parity/deps.ts';
 import { readParityState } from '../parity/store.ts';
 import type { Actor } from '../../services/audit.ts';
+import { hostTools } from '../ports.ts';
 import { arrayRecords, slotStore } from './store.ts';
 
 const cache = new WeakMap<AppContext, DiskJobPorts>();
@@ -23,8 +24,8 @@ export function diskJobPorts(ctx: AppContext): DiskJobPorts {
   const known = cache.get(ctx);
   if (known) return known;
   const ports: DiskJobPorts = {
+    ...hostTools(ctx),
     paths: ctx.paths,
-    runner: ctx.runner,
     inventory: ctx.inventory,
     slots: slotStore(ctx),
     snapraid: (configFile) => createSnapraid({ runner: ctx.runner, configFile }),
@@ -34,8 +35,6 @@ export function diskJobPorts(ctx: AppContext): DiskJobPorts {
     },
     locks: ctx.locks,
     generated: ctx.generated,
-    clock: ctx.clock,
-    log: ctx.logger,
     labMode: ctx.config.lab.enabled,
   };
   cache.set(ctx, ports);

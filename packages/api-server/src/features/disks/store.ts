@@ -9,6 +9,7 @@ import {
 } from '@appliance/array-planner';
 import { eq } from 'drizzle-orm';
 import type { AppContext } from '../../context.ts';
+import { diskIdentityColumns, diskIdentityOf } from '../../db/disk-identity.ts';
 import type { Db } from '../../db/open.ts';
 import type { Actor } from '../../services/audit.ts';
 import { arrayDisks, arraySettings, externalDisks } from '../../db/schema.ts';
@@ -19,14 +20,7 @@ const rowToSlot = (r: SlotRow): ArraySlot => ({
   id: r.id,
   role: r.role,
   roleIndex: r.roleIndex,
-  device: r.device,
-  filesystem: r.filesystem,
-  fsUuid: r.fsUuid,
-  wwn: r.wwn,
-  serial: r.serial,
-  byIdName: r.byIdName,
-  weakIdentity: r.weakIdentity === 1,
-  sizeBytes: r.sizeBytes,
+  ...diskIdentityOf(r),
   mountpoint: r.mountpoint,
   removalState: r.removalState,
 });
@@ -68,17 +62,7 @@ export function slotStore(ctx: Pick<AppContext, 'db' | 'writes' | 'audit'>): Slo
     recordSwitch: ({ slotId, next, target, details }) =>
       ctx.writes.run((db) => {
         db.update(arrayDisks)
-          .set({
-            device: next.device,
-            filesystem: next.filesystem,
-            fsUuid: next.fsUuid,
-            wwn: next.wwn,
-            serial: next.serial,
-            byIdName: next.byIdName,
-            weakIdentity: next.weakIdentity ? 1 : 0,
-            sizeBytes: next.sizeBytes,
-            mountpoint: next.mountpoint,
-          })
+          .set({ ...diskIdentityColumns(next), mountpoint: next.mountpoint })
           .where(eq(arrayDisks.id, slotId))
           .run();
         ctx.audit.record(db, null, { operation: 'disks.array.switch', target, details });

@@ -1,10 +1,11 @@
 /**
  * The ports of `@appliance/jobs`, wired to the server: the SQLite stores, the service's clock for
- * timestamps (a monotonic clock for throttling and ETAs), Node's timers, /proc for a leftover
- * tool, the event bus, the import gate and the audit log's actor; the conditions on their table.
+ * timestamps, the event bus, the import gate and the audit log's actor; the conditions on their
+ * table. Node's timers, /proc for a leftover tool and the monotonic clock (throttling, ETAs) are
+ * the package's host runner's (`@appliance/jobs/node`).
  */
-import { Conditions, JobRunner, raiseWithinOrAfter, Scheduler } from '@appliance/jobs';
-import { nodeTimers, procProcesses, systemClock } from '@appliance/jobs/node';
+import { Conditions, type JobRunner, raiseWithinOrAfter, type Scheduler } from '@appliance/jobs';
+import { hostJobRunner, hostScheduler } from '@appliance/jobs/node';
 import type { AppContext } from '../../context.ts';
 import type { Db } from '../../db/open.ts';
 import type { Actor } from '../../services/audit.ts';
@@ -13,11 +14,9 @@ import { createJobStore, createScheduleStore } from './store.ts';
 
 /** The service's job runner: `ctx.jobs`. */
 export function createJobRunner(ctx: AppContext): JobRunner<Actor> {
-  return new JobRunner<Actor>({
+  return hostJobRunner<Actor>({
     store: createJobStore(ctx),
-    clock: { now: () => ctx.clock.now(), monotonicMs: systemClock.monotonicMs },
-    timers: nodeTimers,
-    processes: procProcesses,
+    clock: { now: () => ctx.clock.now() },
     events: ctx.events,
     logger: ctx.logger,
     gate: ctx.gate,
@@ -28,12 +27,7 @@ export function createJobRunner(ctx: AppContext): JobRunner<Actor> {
 
 /** The in-service scheduler: `ctx.scheduler`, on the service's clock. */
 export function createScheduler(ctx: AppContext): Scheduler {
-  return new Scheduler({
-    store: createScheduleStore(ctx),
-    clock: ctx.clock,
-    timers: nodeTimers,
-    logger: ctx.logger,
-  });
+  return hostScheduler({ store: createScheduleStore(ctx), clock: ctx.clock, logger: ctx.logger });
 }
 
 /**

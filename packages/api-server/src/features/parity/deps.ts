@@ -16,7 +16,7 @@ import {
 } from '@appliance/parity';
 import type { AppContext } from '../../context.ts';
 import { listSlots, readSettings as readArraySettings, slotStore } from '../disks/store.ts';
-import { readSettings } from '../settings/index.ts';
+import { eventPorts, hostTools, settingsTimeZone } from '../ports.ts';
 import type { Actor } from '../../services/audit.ts';
 import { createParityStore, paritySettingsTransaction } from './store.ts';
 
@@ -30,10 +30,8 @@ const slotsReader = (ctx: AppContext): SlotsReader =>
 /** What the sync and scrub jobs (and a disk job's sync) run on. */
 export function parityJobDeps(ctx: AppContext): ParityJobDeps {
   return {
-    runner: ctx.runner,
+    ...hostTools(ctx),
     configFile: ctx.paths.snapraidConf,
-    clock: ctx.clock,
-    log: ctx.logger,
     slots: slotsReader(ctx),
     store: createParityStore(ctx),
     metadata: {
@@ -44,14 +42,7 @@ export function parityJobDeps(ctx: AppContext): ParityJobDeps {
           job,
         ),
     },
-    events: {
-      raise: async (event) => {
-        await ctx.hooks.raise?.(event);
-      },
-      hold: async (key, event) => {
-        await ctx.conditions.hold(key, event, 'parity');
-      },
-    },
+    events: eventPorts(ctx, 'parity'),
   };
 }
 
@@ -71,7 +62,7 @@ export function parityScheduleDeps(ctx: AppContext): ParityScheduleDeps {
   return {
     store: createParityStore(ctx),
     arraySince: () => paritySince(slotsReader(ctx), readArraySettings(ctx.db)?.createdAt ?? null),
-    timeZone: () => readSettings(ctx.db).timezone,
+    timeZone: settingsTimeZone(ctx),
     jobs: ctx.jobs,
   };
 }

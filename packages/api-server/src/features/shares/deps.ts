@@ -14,6 +14,7 @@ import { eq } from 'drizzle-orm';
 import type { AppContext } from '../../context.ts';
 import { auditLog } from '../../db/schema.ts';
 import type { Actor } from '../../services/audit.ts';
+import { auditedTransaction } from '../ports.ts';
 import { loadAccessSnapshot, shareStore } from './store.ts';
 
 /** Share create/update/delete run one at a time: the directory work happens outside the write job. */
@@ -25,18 +26,7 @@ export function sharePorts(ctx: AppContext, actor: Actor | null): ShareOperation
     paths: ctx.paths,
     now: () => ctx.clock.now().toISOString(),
     read: shareStore(ctx.db),
-    write: (fn, afterCommit) =>
-      ctx.writes.run(
-        (db) => {
-          const store = shareStore(db);
-          return fn({
-            ...store,
-            permissions: store.permissions,
-            audit: (e) => ctx.audit.record(db, actor, e),
-          });
-        },
-        { afterCommit },
-      ),
+    write: (fn, afterCommit) => auditedTransaction(ctx, actor, shareStore)(fn, { afterCommit }),
     serialize: (fn) => ctx.locks.run(SHARES_LOCK, fn),
     dataDeleteRunning: (name) => ctx.hooks.shareDataDeleteRunning(name),
     samba: {

@@ -53,6 +53,14 @@ export function listShares(db: Db): ShareDefinition[] {
   return db.select().from(shares).orderBy(sql`lower(${shares.name})`, shares.name).all().map(rowToShare);
 }
 
+/** The shares' names (the backups' plan facts, the apps' share choices). */
+export const shareNames = (db: Db): string[] =>
+  db
+    .select({ name: shares.name })
+    .from(shares)
+    .all()
+    .map((r) => r.name);
+
 /** Array slots as branch planning needs them, data disks by role index. */
 export function branchDisks(db: Db): BranchDisk[] {
   return db

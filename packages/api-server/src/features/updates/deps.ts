@@ -12,6 +12,7 @@ import {
 import type { AppContext } from '../../context.ts';
 import type { Actor } from '../../services/audit.ts';
 import { exportDeps } from '../config-archive/deps.ts';
+import { auditedWrite } from '../ports.ts';
 import { readUpdatesState, writeUpdatesState } from './store.ts';
 
 /** `/run/reboot-required`, /boot and the running kernel under the host root of the configuration. */
@@ -71,11 +72,7 @@ export function rebootSchedulePorts(ctx: AppContext, actor: Actor | null): Reboo
   return {
     clock: ctx.clock,
     read: () => readUpdatesState(ctx.db),
-    write: (schedule, audit) =>
-      ctx.writes.run((db) => {
-        writeUpdatesState(db, schedule);
-        ctx.audit.record(db, actor, audit);
-      }),
+    write: (schedule, audit) => auditedWrite(ctx, actor)((db) => writeUpdatesState(db, schedule), audit),
   };
 }
 

@@ -16,8 +16,9 @@ import { engineSocket } from '@appliance/template-installer';
 import { isLoopback } from '../../config.ts';
 import type { AppContext } from '../../context.ts';
 import type { Actor } from '../../services/audit.ts';
-import { stacks } from '../../db/schema.ts';
+import { stackRows } from '../apps/store.ts';
 import { guardSlots } from '../disks/deps.ts';
+import { auditedWrite } from '../ports.ts';
 import { listSlots } from '../disks/store.ts';
 import { createSmartHistory, readWatcherSettings, smartHistoryOf, writeWatcherSettings } from './store.ts';
 
@@ -43,29 +44,27 @@ export function watchesCertificate(ctx: AppContext): boolean {
 
 export const upsConfigured = (ctx: AppContext) => readWatcherSettings(ctx.db).ups !== null;
 
+/** What the watchers and the SMART report both read: the slots, the settings, the last readings. */
+const arrayFacts = (ctx: AppContext) => ({
+  slots: () => listSlots(ctx.db),
+  settings: () => readWatcherSettings(ctx.db),
+  smartLast: lastReadings(ctx),
+});
+
 export function watcherPorts(ctx: AppContext): WatcherFactsPorts {
   return {
-    slots: () => listSlots(ctx.db),
-    settings: () => readWatcherSettings(ctx.db),
+    ...arrayFacts(ctx),
     paths: ctx.paths,
     inventory: ctx.inventory,
     runner: ctx.runner,
     clock: ctx.clock,
     logger: ctx.logger,
     guardSlots: () => guardSlots(ctx),
-    smartLast: lastReadings(ctx),
     smartHistory: createSmartHistory(ctx),
     generatedFiles: () => ctx.generated.list(),
     certificateFile: () => servedCertificate(ctx.config.tlsCert, ctx.paths.etcDir),
     watchesCertificate: () => watchesCertificate(ctx),
-    stackNames: () =>
-      new Set(
-        ctx.db
-          .select({ name: stacks.name })
-          .from(stacks)
-          .all()
-          .map((r) => r.name),
-      ),
+    stackNames: () => new Set(stackRows(ctx.db).map((r) => r.name)),
     docker: () => createDockerProbe({ socketPath: engineSocket(process.env['DOCKER_HOST']) }),
   };
 }
@@ -74,9 +73,7 @@ export function watcherPorts(ctx: AppContext): WatcherFactsPorts {
 export function smartReportPorts(ctx: AppContext): SmartReportPorts {
   return {
     inventory: ctx.inventory,
-    slots: () => listSlots(ctx.db),
-    settings: () => readWatcherSettings(ctx.db),
-    smartLast: lastReadings(ctx),
+    ...arrayFacts(ctx),
     smartHistoryOf: (diskKey, limit) => smartHistoryOf(ctx.db, diskKey, limit),
   };
 }
@@ -85,11 +82,10 @@ export function smartReportPorts(ctx: AppContext): SmartReportPorts {
 export function settingsPorts(ctx: AppContext, actor: Actor | null): WatcherSettingsPorts {
   return {
     save: (settings, audit) =>
-      ctx.writes.run((db) => {
+      auditedWrite(ctx, actor)((db) => {
         writeWatcherSettings(db, settings, ctx.clock.now().toISOString());
-        ctx.audit.record(db, actor, audit);
         return readWatcherSettings(db);
-      }),
+      }, audit),
     reschedule: () => ctx.watchers.reschedule(),
   };
 }
