@@ -19,7 +19,7 @@ import { isoMillis } from '@appliance/common';
 import type { AppContext } from '../../context.ts';
 import type { Actor } from '../../services/audit.ts';
 import { listSlots, readSettings as readArraySettings } from '../disks/store.ts';
-import { readSettings } from '../settings/index.ts';
+import { auditedTransaction, raiseEvent, settingsTimeZone } from '../ports.ts';
 import { listShares } from '../shares/store.ts';
 import { readMoverSettings, writeMoverSettings } from './store.ts';
 
@@ -43,9 +43,7 @@ export function moverJobDeps(ctx: AppContext): MoverJobDeps {
       ...(ctx.hooks.moverBeforeBatch ? { beforeBatch: ctx.hooks.moverBeforeBatch } : {}),
       ...(ctx.hooks.moverBatch ? { batch: ctx.hooks.moverBatch } : {}),
     }),
-    raise: async (event) => {
-      await ctx.hooks.raise?.(event);
-    },
+    raise: raiseEvent(ctx),
     log: ctx.logger,
   };
 }
@@ -58,7 +56,7 @@ export function moverScheduleDeps(ctx: AppContext): MoverScheduleDeps {
       return array ? new Date(array.createdAt) : null;
     },
     hasCache: () => hasCache(ctx),
-    timeZone: () => readSettings(ctx.db).timezone,
+    timeZone: settingsTimeZone(ctx),
     jobs: ctx.jobs,
   };
 }
@@ -69,14 +67,10 @@ export function moverPorts(ctx: AppContext, actor: Actor | null): MoverServicePo
     slots: () => listSlots(ctx.db),
     shares: () => listShares(ctx.db),
     settings: () => readMoverSettings(ctx.db),
-    writeSettings: (fn) =>
-      ctx.writes.run((db) =>
-        fn({
-          read: () => readMoverSettings(db),
-          write: (s) => writeMoverSettings(db, s, isoMillis(ctx.clock.now())),
-          audit: (entry) => ctx.audit.record(db, actor, entry),
-        }),
-      ),
+    writeSettings: auditedTransaction(ctx, actor, (db) => ({
+      read: () => readMoverSettings(db),
+      write: (s) => writeMoverSettings(db, s, isoMillis(ctx.clock.now())),
+    })),
     jobs: ctx.jobs,
     actor,
     nextRun: () => ctx.scheduler.view('mover')?.nextDueAt ?? null,

@@ -17,7 +17,7 @@ import {
 import { accepted, defineRoute, ok } from '../../http/route.ts';
 import { ErrorBody } from '../../http/schemas.ts';
 import type { Feature } from '../feature.ts';
-import { JobSchema } from '../jobs/schemas.ts';
+import { jobAccepted } from '../jobs/schemas.ts';
 import { hasCache, moverJobDeps, moverPorts, moverScheduleDeps } from './deps.ts';
 import { MoverRunBody, MoverSettingsBody, MoverSettingsSchema, MoverStatusSchema } from './schemas.ts';
 import { readMoverSettings } from './store.ts';
@@ -49,7 +49,7 @@ export const feature: Feature = {
       body: MoverRunBody,
       emptyBody: 'object',
       responses: {
-        202: { description: 'The mover job (Location: /api/v1/jobs/<id>)', schema: JobSchema },
+        202: jobAccepted('The mover job'),
         409: { description: 'no_cache, job_running, import_in_progress', schema: ErrorBody },
       },
       handler: async ({ ctx, actor, body }) => accepted(await runMoverNow(moverPorts(ctx, actor), body)),

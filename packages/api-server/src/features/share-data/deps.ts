@@ -6,6 +6,7 @@
 import { type DataDeletePorts, ShareDeleteGuard } from '@appliance/shares';
 import type { AppContext } from '../../context.ts';
 import type { Actor } from '../../services/audit.ts';
+import { auditRecorder } from '../ports.ts';
 import { loadArray, loadShare } from './store.ts';
 
 export function dataDeletePorts(ctx: AppContext, actor: Actor | null): DataDeletePorts {
@@ -21,6 +22,6 @@ export function dataDeletePorts(ctx: AppContext, actor: Actor | null): DataDelet
     holdArray: (name) =>
       ctx.jobs.hold(['array'], { type: 'share_data.delete', target: name, mode: 'shared' }),
     progress: (name) => ctx.events.progress(ctx.random.uuid(), 'share_data.delete', name),
-    audit: (entry) => ctx.writes.run((db) => ctx.audit.record(db, actor, entry)).then(() => undefined),
+    audit: auditRecorder(ctx, actor),
   };
 }
