@@ -1,6 +1,6 @@
 import { Refusal } from '@appliance/common';
 import { describe, expect, it } from 'vitest';
-import { accountsFixture } from '../test-support/index.ts';
+import { accountsFixture, codeOf } from '../test-support/index.ts';
 import {
   createGroup,
   deleteGroup,
@@ -21,12 +21,6 @@ function setup() {
   };
   return { ...f, deps, calls };
 }
-const codeOf = (p: Promise<unknown>) =>
-  p.then(
-    () => 'ok',
-    (e: unknown) => (e instanceof Refusal ? e.code : String(e)),
-  );
-
 describe('user-group operations', () => {
   it('creates groups with names unique ignoring case, listed by lowercase name', async () => {
     const s = setup();

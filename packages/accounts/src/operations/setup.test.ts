@@ -1,6 +1,6 @@
 import { Refusal } from '@appliance/common';
 import { describe, expect, it } from 'vitest';
-import { accountsFixture } from '../test-support/index.ts';
+import { accountsFixture, codeOf } from '../test-support/index.ts';
 import { checkSetupGate, createAdmin, resetAdminPassword, type SetupDeps, setupStatus } from './setup.ts';
 
 function setup(options: { hostNames?: string[]; sambaFails?: boolean; notifications?: boolean } = {}) {
@@ -23,12 +23,6 @@ function setup(options: { hostNames?: string[]; sambaFails?: boolean; notificati
   };
   return { ...f, deps, calls };
 }
-
-const codeOf = (p: Promise<unknown>) =>
-  p.then(
-    () => 'ok',
-    (e: unknown) => (e instanceof Refusal ? e.code : String(e)),
-  );
 
 describe('checkSetupGate', () => {
   it('before the administrator exists: only ungated routes, and socket-before-setup ones on the socket', async () => {

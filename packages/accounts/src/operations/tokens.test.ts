@@ -1,7 +1,6 @@
-import { Refusal } from '@appliance/common';
 import { describe, expect, it } from 'vitest';
 import { tokenHash } from '../core/tokens.ts';
-import { accountsFixture } from '../test-support/index.ts';
+import { accountsFixture, codeOf } from '../test-support/index.ts';
 import { issueToken, listTokens, MAX_TOKENS_PER_ACCOUNT, revokeToken, type TokensDeps } from './tokens.ts';
 
 function setup() {
@@ -16,12 +15,6 @@ const actorOf = (u: { id: string; username: string; role: 'admin' | 'viewer' | '
   role: u.role,
   tokenId: null,
 });
-const codeOf = (p: Promise<unknown>) =>
-  p.then(
-    () => 'ok',
-    (e: unknown) => (e instanceof Refusal ? e.code : String(e)),
-  );
-
 describe('token operations', () => {
   it('issues a token shown once; only its hash is stored; the expiry is counted from now', async () => {
     const s = setup();

@@ -1,6 +1,6 @@
-import { Refusal } from '@appliance/common';
+import type { Refusal } from '@appliance/common';
 import { describe, expect, it } from 'vitest';
-import { accountsFixture } from '../test-support/index.ts';
+import { accountsFixture, codeOf } from '../test-support/index.ts';
 import { createUser, deleteUser, getUser, listUsers, updateUser, type UsersDeps } from './users.ts';
 
 function setup(options: { hostNames?: string[]; sambaFails?: boolean } = {}) {
@@ -26,12 +26,6 @@ function setup(options: { hostNames?: string[]; sambaFails?: boolean } = {}) {
   };
   return { ...f, deps, calls };
 }
-
-const codeOf = (p: Promise<unknown>) =>
-  p.then(
-    () => 'ok',
-    (e: unknown) => (e instanceof Refusal ? e.code : String(e)),
-  );
 
 describe('users operations', () => {
   it('creates an account: Samba password first (lowercase name), then the row and its audit row; never the hash in the view', async () => {

@@ -1,3 +1,4 @@
+import { Refusal } from '@appliance/common';
 import { Authenticator } from '../authenticator.ts';
 import type { AccountRole } from '../core/roles.ts';
 import { generateToken, tokenHash } from '../core/tokens.ts';
@@ -58,3 +59,10 @@ export function accountsFixture() {
   }
   return { store, clock, random, passwords, lockout, raised, auth, addUser, addToken };
 }
+
+/** What an operation's promise came to: `ok`, a refusal's code, or the other error as text. */
+export const codeOf = (p: Promise<unknown>): Promise<string> =>
+  p.then(
+    () => 'ok',
+    (e: unknown) => (e instanceof Refusal ? e.code : String(e)),
+  );
