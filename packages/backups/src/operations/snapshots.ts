@@ -182,8 +182,8 @@ export async function snapshotList(ports: ReadPorts, name: string) {
 
 /** `appliance-config-<plan>-<YYYYMMDDTHHMMSS>Z.tar.zst`: the download name of a snapshot's archive. */
 export function configArchiveName(plan: string, time: string): string {
-  const stamp = time.replace(/[-:]/g, '').replace(/\.\d+/, '').replace(/Z$/, 'Z');
-  return `appliance-config-${plan}-${stamp.slice(0, 15)}Z.tar.zst`;
+  const stamp = time.replace(/[-:]/g, '').slice(0, 15);
+  return `appliance-config-${plan}-${stamp}Z.tar.zst`;
 }
 
 /** The configuration archive a snapshot of plan `name` holds, with its download name. */
