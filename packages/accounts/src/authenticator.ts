@@ -4,7 +4,7 @@ import { rateLimited, sessionEnded, shareOnlyLogin, unauthorized } from './core/
 import { type Actor, lowerRole } from './core/roles.ts';
 import { sessionSecret } from './core/session-http.ts';
 import { TOKEN_PATTERN, sameDigest, tokenHash } from './core/tokens.ts';
-import type { Lockout } from './lockout.ts';
+import { type Lockout, userLockKey } from './lockout.ts';
 import type { Passwords } from './passwords.ts';
 import type { CredentialStore, Random, RaiseEvent, SessionStore } from './ports.ts';
 import { Sessions } from './sessions.ts';
@@ -126,7 +126,7 @@ export class Authenticator {
    * username and per source address and `login_failure_burst` at the threshold (08 §3.3).
    */
   async login(username: string, password: string, source: string): Promise<Actor> {
-    const keys = [`user:${username.toLowerCase()}`, `addr:${source}`];
+    const keys = [userLockKey(username), `addr:${source}`];
     const wait = this.lockout.retryAfter(keys);
     if (wait > 0) throw rateLimited(wait);
     const user = this.deps.credentials.findByUsername(username);

@@ -17,6 +17,8 @@ describe('Lockout', () => {
     now += 3600_000;
     expect(l.retryAfter(keys)).toBe(0);
     l.succeed(['user:ann']);
+    // counting starts again: one more failure is free (without the reset it would lock for 1 h)
+    expect(l.fail(['user:ann'])).toBe(false);
     expect(l.retryAfter(['user:ann'])).toBe(0);
     // the address key is counted on its own
     expect(l.fail(['addr:1.2.3.4'])).toBe(false);

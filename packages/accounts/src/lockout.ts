@@ -3,6 +3,9 @@
  * consecutive failures are free; then each attempt is refused for 30 s, doubling per further
  * failure up to 1 h; a success resets. In memory (a restart forgets, by design).
  */
+/** The lock-out key of a username (case-insensitive). */
+export const userLockKey = (username: string): string => `user:${username.toLowerCase()}`;
+
 export class Lockout {
   private readonly entries = new Map<string, { failures: number; lockedUntil: number }>();
   private readonly now: () => number;

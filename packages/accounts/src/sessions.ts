@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
 import type { Clock } from '@appliance/common';
 import type { Actor } from './core/roles.ts';
+import { tokenHash } from './core/tokens.ts';
 import type { Random, SessionStore } from './ports.ts';
 
 /** A session ends after this long without a request… */
@@ -11,8 +11,6 @@ export const SESSION_ABSOLUTE_MS = 12 * 60 * 60 * 1000;
 const TOUCH_EVERY_MS = 60 * 1000;
 
 const SECRET_PATTERN = /^[0-9a-f]{64}$/;
-
-const digest = (secret: string) => createHash('sha256').update(secret).digest('hex');
 
 export interface SessionsDeps {
   store: SessionStore;
@@ -42,7 +40,7 @@ export class Sessions {
     await store.open(
       {
         id: random.uuid(),
-        secretHash: digest(secret),
+        secretHash: tokenHash(secret),
         userId,
         createdAt: now.toISOString(),
         lastUsedAt: now.toISOString(),
@@ -56,7 +54,7 @@ export class Sessions {
   /** The actor of a live session, or null (unknown, expired, idle too long, owner gone). */
   actor(secret: string): Actor | null {
     if (!SECRET_PATTERN.test(secret)) return null;
-    const row = this.deps.store.find(digest(secret));
+    const row = this.deps.store.find(tokenHash(secret));
     if (!row || row.username === null || row.role === null || row.role === 'share-only') return null;
     const now = this.deps.clock.now();
     if (row.expiresAt <= now.toISOString()) return null;
@@ -71,6 +69,6 @@ export class Sessions {
   /** Ends a session server-side; true when one was found. */
   async end(secret: string): Promise<boolean> {
     if (!SECRET_PATTERN.test(secret)) return false;
-    return this.deps.store.end(digest(secret));
+    return this.deps.store.end(tokenHash(secret));
   }
 }

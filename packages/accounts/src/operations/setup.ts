@@ -1,6 +1,7 @@
 import type { Clock } from '@appliance/common';
 import { refuse } from '@appliance/common';
 import type { Authenticator } from '../authenticator.ts';
+import { userLockKey } from '../lockout.ts';
 import type { RaiseEvent, SambaAccounts, UserRow } from '../ports.ts';
 import { checkNewUsername, toUser, type UserView, type UsersTx } from './users.ts';
 
@@ -180,6 +181,6 @@ export async function resetAdminPassword(
   if (done.raised) done.raised.announce();
   else await deps.raise(done.event);
   // the lock-out of the account's password logins ends with the reset
-  deps.auth.lockout.succeed([`user:${admin.username.toLowerCase()}`]);
+  deps.auth.lockout.succeed([userLockKey(admin.username)]);
   return { user: toUser(done.row), tokensRevoked: done.tokensRevoked };
 }

@@ -1,5 +1,6 @@
 import { Authenticator, type Lockout, type Passwords } from '@appliance/accounts';
 import type { AppContext } from '../../context.ts';
+import { raiseEvent } from '../ports.ts';
 import { createCredentialStore, createSessionStore } from './store.ts';
 
 /** The service's authenticator: `@appliance/accounts` over the SQLite stores and the context. */
@@ -12,6 +13,6 @@ export function createAuthenticator(ctx: AppContext, passwords: Passwords, locko
     random: { uuid: () => ctx.random.uuid(), bytes: (n) => ctx.random.bytes(n) },
     passwords,
     lockout,
-    raise: (event) => ctx.hooks.raise?.(event),
+    raise: raiseEvent(ctx),
   });
 }

@@ -1,5 +1,6 @@
 import { type Authenticator, hostAccountExists, type SetupDeps } from '@appliance/accounts';
 import type { AppContext } from '../../context.ts';
+import { raiseEvent } from '../ports.ts';
 import type { Actor } from '../../services/audit.ts';
 import { createSetupStore } from './store.ts';
 
@@ -10,7 +11,7 @@ export function setupDeps(ctx: AppContext, actor: Actor | null, auth: Authentica
     auth,
     hostAccountExists: (username) => hostAccountExists(ctx.paths.etcPasswd, username),
     samba: ctx.hooks.sambaAccounts,
-    raise: (event) => ctx.hooks.raise?.(event),
+    raise: raiseEvent(ctx),
     clock: ctx.clock,
     random: ctx.random,
   };
