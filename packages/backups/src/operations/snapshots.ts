@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { isoMillis, refuse } from '@appliance/common';
+import { externalMountpoint } from '@appliance/external-disk';
 import { jobRunning } from '@appliance/jobs';
 import { type PartRef, partKey, partOfTags, rootsOfTags } from '../core/parts.ts';
 import { type BackupPlan, destinationGroup, repositoryPath } from '../core/plan.ts';
@@ -19,8 +20,6 @@ export const SIZES_PER_LISTING = 25;
 
 /** The ports a read of a repository needs: the jobs' holds on top of the jobs' own ports. */
 export type ReadPorts = BackupPorts & { holds: RepositoryHolds };
-
-const mountpointOf = (label: string) => `/mnt/disks/${label}`;
 
 /** Runs `fn` with restic on the plan's repository, the disk mounted for it when no job has it. */
 export async function withRepository<T>(
@@ -47,7 +46,7 @@ export async function withRepository<T>(
     if (!holder) dest = await ports.destinations.open(plan.destination);
     const tmp = await jobTempDir(ports, randomUUID());
     try {
-      const repository = ports.paths.real(repositoryPath(mountpointOf(plan.destination), plan.name));
+      const repository = ports.paths.real(repositoryPath(externalMountpoint(plan.destination), plan.name));
       const restic = await openPlanRestic(ports, plan.name, repository, tmp.dir);
       try {
         return await fn(restic);
@@ -175,7 +174,7 @@ export async function snapshotList(ports: ReadPorts, name: string) {
   return {
     plan: plan.name,
     destination: plan.destination,
-    repository: repositoryPath(mountpointOf(plan.destination), plan.name),
+    repository: repositoryPath(externalMountpoint(plan.destination), plan.name),
     snapshots: await listSnapshots(ports, plan),
   };
 }

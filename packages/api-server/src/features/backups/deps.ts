@@ -53,11 +53,13 @@ import {
 
 /** The stacks' compose tool and `docker`, with the daemon's DOCKER_HOST (read at each call). */
 export function stackControl(ctx: AppContext): BackupStacks {
+  // one tool: it detects `docker compose` / `docker-compose` once, not at every compose call
+  const composeTool = createComposeTool(ctx.runner, process.env);
   return createBackupStacks({
     runner: ctx.runner,
     stacksDir: ctx.paths.stacksDir,
     compose: async () => {
-      const tool = await createComposeTool(ctx.runner, process.env).detect();
+      const tool = await composeTool.detect();
       return { command: tool.command, prefix: tool.prefix };
     },
     get env() {
