@@ -78,3 +78,7 @@ export const hostTools = (ctx: AppContext) => ({ runner: ctx.runner, clock: ctx.
 
 /** The settings' time zone (read at each call: a PUT /settings takes effect at the next one). */
 export const settingsTimeZone = (ctx: AppContext) => (): string => readSettings(ctx.db).timezone;
+
+/** Whether the array's disks are plain directories: on a sandbox (a root prefix) outside lab mode. */
+export const plainDirectories = (ctx: AppContext): boolean =>
+  ctx.paths.root !== '' && !ctx.config.lab.enabled;

@@ -33,4 +33,6 @@ export function shareBranches(name: string, mode: CacheMode, disks: readonly Bra
   return mounts.map((disk) => ({ disk, path: `${disk.replace(/\/+$/, '')}/${name}` }));
 }
 
-export const hasCacheDisk = (disks: readonly BranchDisk[]): boolean => disks.some((d) => d.role === 'cache');
+/** Whether the array has a cache disk (the mover needs one; cache modes of a share use it). */
+export const hasCacheDisk = (disks: readonly { role: string }[]): boolean =>
+  disks.some((d) => d.role === 'cache');

@@ -6,6 +6,7 @@
  */
 import fs from 'node:fs/promises';
 import type { JobState, JobView } from '@appliance/jobs';
+import { hasCacheDisk } from '../access/branches.ts';
 import type { MoverResult } from './core/report.ts';
 import { MOVER_TARGET, type MoverRunParams, moverJob, moverNoCache } from './job.ts';
 import type { MoverShare } from './node/mover.ts';
@@ -24,9 +25,6 @@ export interface MoverSlot {
 export interface MoverShareRow extends MoverShare {
   cacheMode: string;
 }
-
-/** Whether the array has a cache disk (without one the mover has nothing to move). */
-export const hasCacheSlot = (slots: readonly MoverSlot[]): boolean => slots.some((s) => s.role === 'cache');
 
 /**
  * The cache and the data disks that take files, in the array's order (by role index); data disks
@@ -122,7 +120,7 @@ const ENDED: readonly JobState[] = ['succeeded', 'failed', 'cancelled', 'interru
 /** The mover's status: configured (a cache exists), its shares, settings, running job, last and next run. */
 export function moverStatus<A>(ports: MoverServicePorts<A>) {
   return {
-    configured: hasCacheSlot(ports.slots()),
+    configured: hasCacheDisk(ports.slots()),
     shares: moverShares(ports.shares()).map((s) => s.name),
     settings: ports.settings(),
     running: ports.jobs.runningOf(moverJob)[0] ?? null,
@@ -136,7 +134,7 @@ export async function runMoverNow<A>(
   ports: MoverServicePorts<A>,
   request: { verify?: MoverSettings['verify'] | undefined },
 ): Promise<MoverView> {
-  if (!hasCacheSlot(ports.slots())) throw moverNoCache();
+  if (!hasCacheDisk(ports.slots())) throw moverNoCache();
   const verify = request.verify ?? ports.settings().verify;
   return (await ports.jobs.start(moverJob, { verify }, { target: MOVER_TARGET, actor: ports.actor })).view;
 }

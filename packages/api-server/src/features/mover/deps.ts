@@ -8,7 +8,7 @@ import path from 'node:path';
 import { isMountedAt, minFreeSpaceBytes } from '@appliance/array-planner';
 import {
   diskPresence,
-  hasCacheSlot,
+  hasCacheDisk,
   type MoverJobDeps,
   type MoverScheduleDeps,
   type MoverServicePorts,
@@ -19,18 +19,18 @@ import { isoMillis } from '@appliance/common';
 import type { AppContext } from '../../context.ts';
 import type { Actor } from '../../services/audit.ts';
 import { listSlots, readSettings as readArraySettings } from '../disks/store.ts';
-import { auditedTransaction, raiseEvent, settingsTimeZone } from '../ports.ts';
+import { auditedTransaction, plainDirectories, raiseEvent, settingsTimeZone } from '../ports.ts';
 import { listShares } from '../shares/store.ts';
 import { readMoverSettings, writeMoverSettings } from './store.ts';
 
-export const hasCache = (ctx: AppContext): boolean => hasCacheSlot(listSlots(ctx.db));
+export const hasCache = (ctx: AppContext): boolean => hasCacheDisk(listSlots(ctx.db));
 
 export function moverJobDeps(ctx: AppContext): MoverJobDeps {
   return {
     disks: () => moverDisks(listSlots(ctx.db), (m) => ctx.paths.real(m)),
     // on a sandbox outside lab mode the disks are plain directories
     present: diskPresence({
-      plainDirectories: ctx.paths.root !== '' && !ctx.config.lab.enabled,
+      plainDirectories: plainDirectories(ctx),
       isMounted: (mountpoint) => isMountedAt(ctx.paths, mountpoint),
     }),
     shares: () => moverShares(listShares(ctx.db)),

@@ -16,7 +16,7 @@ import {
 } from '@appliance/parity';
 import type { AppContext } from '../../context.ts';
 import { listSlots, readSettings as readArraySettings, slotStore } from '../disks/store.ts';
-import { eventPorts, hostTools, settingsTimeZone } from '../ports.ts';
+import { eventPorts, hostTools, plainDirectories, settingsTimeZone } from '../ports.ts';
 import type { Actor } from '../../services/audit.ts';
 import { createParityStore, paritySettingsTransaction } from './store.ts';
 
@@ -24,7 +24,7 @@ import { createParityStore, paritySettingsTransaction } from './store.ts';
 const slotsReader = (ctx: AppContext): SlotsReader =>
   hostSlots(() => listSlots(ctx.db), {
     paths: ctx.paths,
-    plainDirectories: ctx.paths.root !== '' && !ctx.config.lab.enabled,
+    plainDirectories: plainDirectories(ctx),
   });
 
 /** What the sync and scrub jobs (and a disk job's sync) run on. */

@@ -6,14 +6,14 @@
 import { type DataDeletePorts, ShareDeleteGuard } from '@appliance/shares';
 import type { AppContext } from '../../context.ts';
 import type { Actor } from '../../services/audit.ts';
-import { auditRecorder } from '../ports.ts';
+import { auditRecorder, plainDirectories } from '../ports.ts';
 import { loadArray, loadShare } from './store.ts';
 
 export function dataDeletePorts(ctx: AppContext, actor: Actor | null): DataDeletePorts {
   return {
     paths: ctx.paths,
     runner: ctx.runner,
-    plainDirectories: ctx.paths.root !== '' && !ctx.config.lab.enabled,
+    plainDirectories: plainDirectories(ctx),
     loadShare: (n) => loadShare(ctx.db, n),
     loadArray: () => loadArray(ctx.db),
     guard: ShareDeleteGuard.of(ctx.locks),
