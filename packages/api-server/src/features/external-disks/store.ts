@@ -1,12 +1,12 @@
 import {
   type ArraySlotIdentity,
-  type DiskColumns,
   type ExternalDiskRow,
   type ExternalDiskStore,
   externalDiskStore,
 } from '@appliance/external-disk';
 import { and, eq, sql } from 'drizzle-orm';
 import type { AppContext } from '../../context.ts';
+import { diskIdentityColumns, diskIdentityOf } from '../../db/disk-identity.ts';
 import type { Db } from '../../db/open.ts';
 import { arrayDisks, externalDisks } from '../../db/schema.ts';
 import type { Actor } from '../../services/audit.ts';
@@ -16,31 +16,11 @@ type Row = typeof externalDisks.$inferSelect;
 const toRow = (r: Row): ExternalDiskRow => ({
   id: r.id,
   label: r.label,
-  device: r.device,
-  filesystem: r.filesystem,
-  fsUuid: r.fsUuid,
-  wwn: r.wwn,
-  serial: r.serial,
-  byIdName: r.byIdName,
-  weakIdentity: r.weakIdentity === 1,
-  sizeBytes: r.sizeBytes,
+  ...diskIdentityOf(r),
   backupDestination: r.backupDestination === 1,
   createdAt: r.createdAt,
   formattedAt: r.formattedAt,
 });
-
-function columns(c: DiskColumns) {
-  return {
-    device: c.device,
-    filesystem: c.filesystem,
-    fsUuid: c.fsUuid,
-    wwn: c.wwn,
-    serial: c.serial,
-    byIdName: c.byIdName,
-    weakIdentity: c.weakIdentity ? 1 : 0,
-    sizeBytes: c.sizeBytes,
-  };
-}
 
 const found = (r: Row | undefined) => (r ? toRow(r) : undefined);
 
@@ -85,7 +65,7 @@ export function createExternalDiskStore(ctx: AppContext, actor: Actor | null): E
               db
                 .insert(externalDisks)
                 .values({
-                  ...columns(row),
+                  ...diskIdentityColumns(row),
                   label: row.label,
                   backupDestination: row.backupDestination ? 1 : 0,
                   createdAt: row.createdAt,
@@ -99,7 +79,7 @@ export function createExternalDiskStore(ctx: AppContext, actor: Actor | null): E
               db
                 .update(externalDisks)
                 .set({
-                  ...columns(values),
+                  ...diskIdentityColumns(values),
                   ...(values.formattedAt !== undefined ? { formattedAt: values.formattedAt } : {}),
                 })
                 .where(eq(externalDisks.id, id))
