@@ -59,11 +59,15 @@ const DAY_MS = 24 * 3600 * 1000;
 /** The cutoff of the daily prune: rows older than the retention period go. */
 export const auditPruneCutoff = (now: Date): Date => new Date(now.getTime() - AUDIT_RETENTION_DAYS * DAY_MS);
 
-/** The row an entry of `actor` becomes at `at`: `local`, the username, or `system` without actor. */
+/** Who an actor is in a record (an audit row, a job): `local`, the username, or `system` without one. */
+export const actorName = (actor: Actor | null): string =>
+  actor ? (actor.kind === 'local' ? 'local' : actor.username) : 'system';
+
+/** The row an entry of `actor` becomes at `at`. */
 export function auditRow(actor: Actor | null, entry: AuditEntry, at: Date): AuditRow {
   return {
     at: at.toISOString(),
-    actor: actor ? (actor.kind === 'local' ? 'local' : actor.username) : 'system',
+    actor: actorName(actor),
     tokenId: actor?.tokenId ?? null,
     operation: entry.operation,
     target: entry.target,

@@ -4,6 +4,7 @@
  * table. Node's timers, /proc for a leftover tool and the monotonic clock (throttling, ETAs) are
  * the package's host runner's (`@appliance/jobs/node`).
  */
+import { actorName } from '@appliance/common';
 import { Conditions, type JobRunner, raiseWithinOrAfter, type Scheduler } from '@appliance/jobs';
 import { hostJobRunner, hostScheduler } from '@appliance/jobs/node';
 import type { AppContext } from '../../context.ts';
@@ -21,7 +22,7 @@ export function createJobRunner(ctx: AppContext): JobRunner<Actor> {
     logger: ctx.logger,
     gate: ctx.gate,
     newId: () => ctx.random.uuid(),
-    actorName: (actor) => (actor ? (actor.kind === 'local' ? 'local' : actor.username) : 'system'),
+    actorName,
   });
 }
 
